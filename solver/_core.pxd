@@ -1,0 +1,68 @@
+"""C declarations of the search core: bitboards, rules flags, state, table."""
+from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
+
+cdef enum:
+    NO_TRUMP = 4
+    MAX_CARDS = 40
+    BUCKET = 4
+
+# Why a card is the only kind allowed (the strongest obligation in force).
+cpdef enum Reason:
+    FREE = 0
+    FOLLOW = 1
+    BEAT = 2
+    TRUMP = 3
+    OVERTRUMP = 4
+    NO_UNDERTRUMP = 5
+    PROTECTED = 6
+
+cdef struct RuleFlags:
+    int pts[64]             # points of each card id
+    int suit_pts[1024]      # points of a set of strengths within one suit
+    int trick_bonus
+    int step                # seat increment to the next player
+    uint64_t protected      # the protected rank in every suit (bit mask)
+    int undertrump_ban
+    int capot               # deal-score objective: a capot ranks one above the plain total
+
+cdef struct State:
+    uint64_t hands[4]       # seat N=0 E=1 S=2 W=3
+    int trump               # 0..3, NO_TRUMP
+    int leader
+    int ntrick
+    int trick[4]
+    int led                 # suits led so far (bit per suit)
+    int won                 # bit 0: N-S has won a trick, bit 1: E-W
+
+cdef struct Undo:
+    int led
+    int leader
+    int won
+    int completed
+    int ns                  # points the completed trick gave N-S
+    int trick[4]
+
+cdef struct Entry:
+    uint64_t h[4]
+    uint32_t meta
+    int8_t lo
+    int8_t hi
+    uint8_t best
+    uint8_t depth           # cards left; 0 marks an empty slot
+
+cdef struct Table:
+    Entry* entries
+    uint64_t nbuckets       # power of two
+    uint64_t used
+
+cdef struct Ctx:
+    RuleFlags rules
+    State st
+    Table tt
+    long long nodes
+    long long deadline_ns   # 0: none
+    volatile int stop
+    int stopped
+    int killers[MAX_CARDS + 1][2]
+
+cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

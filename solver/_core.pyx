@@ -1,0 +1,723 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The search core: legal moves and alpha-beta with a transposition table.
+
+Everything below the Python-facing classes runs on C structs and 64-bit card
+masks without the GIL. Card ``c`` is bit ``c`` of a hand (``suit * 16 +
+strength``). Values are N-S points from the remaining play, the trick in
+progress included; E-W's are the remaining total minus that.
+"""
+from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef extern from *:
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+    int ctz64 "__builtin_ctzll"(unsigned long long) nogil
+    int clz64 "__builtin_clzll"(unsigned long long) nogil
+
+cdef enum:
+    INF = 1000
+    ENTRY_BYTES = sizeof(Entry)
+
+
+# ---------------------------------------------------------------- bitboards
+
+cdef inline uint64_t suit_bits(int s) noexcept nogil:
+    return (<uint64_t>0xFFFF) << (s * 16)
+
+
+cdef inline uint64_t bit(int c) noexcept nogil:
+    return (<uint64_t>1) << c
+
+
+cdef inline uint64_t above(int c) noexcept nogil:
+    """Cards of c's suit strictly higher than c."""
+    return suit_bits(c >> 4) & ~((<uint64_t>2 << c) - 1)
+
+
+cdef inline int highest(uint64_t m) noexcept nogil:
+    return 63 - clz64(m)
+
+
+cdef inline int mask_points(const RuleFlags* r, uint64_t m) noexcept nogil:
+    return (r.suit_pts[m & 0x3FF] + r.suit_pts[(m >> 16) & 0x3FF]
+            + r.suit_pts[(m >> 32) & 0x3FF] + r.suit_pts[(m >> 48) & 0x3FF])
+
+
+cdef inline int beats(int c, int w, int trump) noexcept nogil:
+    """Does c beat the winning card w (w is of the suit led or a trump)?"""
+    if (c >> 4) == (w >> 4):
+        return c > w
+    return (c >> 4) == trump
+
+
+cdef inline int winner_index(const int* trick, int n, int trump) noexcept nogil:
+    cdef int w = 0, i
+    for i in range(1, n):
+        if beats(trick[i], trick[w], trump):
+            w = i
+    return w
+
+
+cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
+    return (st.leader + st.ntrick * r.step) & 3
+
+
+# ------------------------------------------------------------- legal moves
+
+cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
+    """The cards `seat` may play, with the obligation that restricts them."""
+    cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards, sevens
+    cdef int lead, w, wc, wseat, rival, trumped, s
+    reason[0] = FREE
+    winning[0] = -1
+    if st.ntrick == 0:
+        return hand
+    lead = st.trick[0] >> 4
+    w = winner_index(st.trick, st.ntrick, st.trump)
+    wc = st.trick[w]
+    winning[0] = wc
+    wseat = (st.leader + w * r.step) & 3
+    rival = (wseat ^ seat) & 1
+    follow = hand & suit_bits(lead)
+    trumped = (wc >> 4) != lead
+    if follow:
+        if rival and not trumped:
+            higher = follow & above(wc)
+            if higher:
+                reason[0] = BEAT
+                return higher
+        if follow != hand:
+            reason[0] = FOLLOW
+        return follow
+    trumps = hand & suit_bits(st.trump) if st.trump != NO_TRUMP else 0
+    free_cards = hand
+    if trumped:
+        higher = trumps & above(wc)
+        if rival and higher:
+            reason[0] = OVERTRUMP
+            return higher
+        if r.undertrump_ban:
+            allowed = hand & ~(trumps & ~higher)
+            if allowed == 0:
+                return hand
+            if allowed != hand:
+                reason[0] = NO_UNDERTRUMP
+            free_cards = allowed
+    elif rival and trumps:
+        if trumps != hand:
+            reason[0] = TRUMP
+        return trumps
+    if r.protected:
+        sevens = 0
+        for s in range(4):
+            if s != st.trump and not (st.led >> s) & 1:
+                sevens |= r.protected & suit_bits(s)
+        allowed = free_cards & ~sevens
+        if allowed and allowed != free_cards:
+            reason[0] = PROTECTED
+            return allowed
+    return free_cards
+
+
+# -------------------------------------------------------------- play/undo
+
+cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
+    cdef State* st = &X.st
+    cdef int seat = to_move(&X.rules, st), w, wseat, pts, i
+    u.led = st.led
+    u.leader = st.leader
+    u.won = st.won
+    u.completed = 0
+    u.ns = 0
+    st.hands[seat] &= ~bit(c)
+    if st.ntrick == 0:
+        st.led |= 1 << (c >> 4)
+    st.trick[st.ntrick] = c
+    st.ntrick += 1
+    if st.ntrick == 4:
+        pts = X.rules.trick_bonus
+        for i in range(4):
+            u.trick[i] = st.trick[i]
+            pts += X.rules.pts[st.trick[i]]
+        w = winner_index(st.trick, 4, st.trump)
+        wseat = (st.leader + w * X.rules.step) & 3
+        st.leader = wseat
+        st.ntrick = 0
+        st.won |= 1 << (wseat & 1)
+        u.completed = 1
+        if (wseat & 1) == 0:
+            u.ns = pts
+
+
+cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
+    cdef State* st = &X.st
+    cdef int i
+    if u.completed:
+        for i in range(4):
+            st.trick[i] = u.trick[i]
+        st.ntrick = 4
+        st.leader = u.leader
+        st.won = u.won
+    st.ntrick -= 1
+    st.hands[to_move(&X.rules, st)] |= bit(c)
+    st.led = u.led
+
+
+# ------------------------------------------------------ transposition table
+
+cdef inline uint64_t mix(const uint64_t* h, uint32_t meta) noexcept nogil:
+    cdef uint64_t x = (h[0] * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (h[1] * <uint64_t>0xC2B2AE3D27D4EB4FULL)
+    x ^= (h[2] * <uint64_t>0x165667B19E3779F9ULL) ^ (h[3] * <uint64_t>0xD6E8FEB86659FD93ULL)
+    x ^= meta * <uint64_t>0xFF51AFD7ED558CCDULL
+    x ^= x >> 31
+    x *= <uint64_t>0xBF58476D1CE4E5B9ULL
+    x ^= x >> 29
+    return x
+
+
+cdef inline Entry* tt_find(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash) noexcept nogil:
+    cdef Entry* b = t.entries + (hash & (t.nbuckets - 1)) * BUCKET
+    cdef int i
+    for i in range(BUCKET):
+        if (b[i].depth and b[i].meta == meta and b[i].h[0] == h[0] and b[i].h[1] == h[1]
+                and b[i].h[2] == h[2] and b[i].h[3] == h[3]):
+            return &b[i]
+    return NULL
+
+
+cdef inline void tt_store(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash,
+                          int depth, int lo, int hi, int best) noexcept nogil:
+    cdef Entry* b = t.entries + (hash & (t.nbuckets - 1)) * BUCKET
+    cdef Entry* e = NULL
+    cdef int i
+    for i in range(BUCKET):
+        if (b[i].depth and b[i].meta == meta and b[i].h[0] == h[0] and b[i].h[1] == h[1]
+                and b[i].h[2] == h[2] and b[i].h[3] == h[3]):
+            e = &b[i]
+            if lo < e.lo:
+                lo = e.lo
+            if hi > e.hi:
+                hi = e.hi
+            break
+    if e == NULL:
+        e = &b[0]
+        for i in range(BUCKET):
+            if b[i].depth == 0:
+                e = &b[i]
+                t.used += 1
+                break
+            if b[i].depth < e.depth:
+                e = &b[i]
+    e.h[0] = h[0]
+    e.h[1] = h[1]
+    e.h[2] = h[2]
+    e.h[3] = h[3]
+    e.meta = meta
+    e.lo = <int8_t>lo
+    e.hi = <int8_t>hi
+    e.best = <uint8_t>best
+    e.depth = <uint8_t>depth
+
+
+# ------------------------------------------------------------ move choice
+
+cdef inline uint64_t representatives(const RuleFlags* r, uint64_t moves, uint64_t present) noexcept nogil:
+    """One card of each run of equivalent moves: adjacent among the cards
+    still in play (hands and trick) and equal in points. Keeps the highest."""
+    cdef uint64_t reps = 0, rest = moves
+    cdef int c, prev = -1
+    while rest:
+        c = highest(rest)
+        rest &= ~bit(c)
+        if not (prev >= 0 and (prev >> 4) == (c >> 4) and r.pts[prev] == r.pts[c]
+                and (present & above(c) & ~above(prev - 1)) == 0):
+            reps |= bit(c)
+        prev = c
+    return reps
+
+
+cdef inline int group_head(const RuleFlags* r, uint64_t moves, uint64_t present, int c) noexcept nogil:
+    """The representative (highest member) of c's run of equivalent moves."""
+    cdef uint64_t up
+    cdef int n
+    while True:
+        up = present & above(c)
+        if up == 0:
+            return c
+        n = ctz64(up)
+        if not (moves >> n) & 1 or r.pts[n] != r.pts[c]:
+            return c
+        c = n
+
+
+cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int* out) noexcept nogil:
+    """Representative moves, best-looking first."""
+    cdef const RuleFlags* r = &X.rules
+    cdef const State* st = &X.st
+    cdef uint64_t reps = representatives(r, moves, present)
+    cdef int scores[16]
+    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, depth, tmp
+    cdef uint64_t rest = reps
+    if st.ntrick:
+        w = winner_index(st.trick, st.ntrick, st.trump)
+        wc = st.trick[w]
+        partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
+    if hint >= 0 and (moves >> hint) & 1:
+        hint = group_head(r, moves, present, hint)
+    else:
+        hint = -1
+    depth = popcount64(present) - st.ntrick
+    while rest:
+        c = ctz64(rest)
+        rest &= rest - 1
+        if c == hint:
+            sc = 10000
+        elif st.ntrick == 0:
+            if (present & above(c)) == 0:
+                sc = 200 + r.pts[c]
+            else:
+                sc = 100 - 8 * r.pts[c] - (c & 15)
+        elif st.ntrick == 3:
+            if beats(c, wc, st.trump) or partner_wins:
+                sc = 300 + r.pts[c] * 4 - (c & 15)
+            else:
+                sc = 100 - r.pts[c] * 4 - (c & 15)
+        elif partner_wins and not beats(c, wc, st.trump):
+            sc = 150 + r.pts[c] if (present & above(wc)) == 0 else 100 - r.pts[c] * 4 - (c & 15)
+        elif beats(c, wc, st.trump):
+            sc = 200 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
+        else:
+            sc = 100 - r.pts[c] * 4 - (c & 15)
+        if c == X.killers[depth][0]:
+            sc += 500
+        elif c == X.killers[depth][1]:
+            sc += 400
+        j = n
+        while j > 0 and scores[j - 1] < sc:
+            scores[j] = scores[j - 1]
+            out[j] = out[j - 1]
+            j -= 1
+        scores[j] = sc
+        out[j] = c
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------ search
+
+cdef inline long long now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <long long>ts.tv_sec * 1000000000LL + ts.tv_nsec
+
+
+cdef inline int remaining(const Ctx* X) noexcept nogil:
+    """N-S-independent total of the points still to be shared."""
+    cdef const State* st = &X.st
+    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    cdef int total = mask_points(&X.rules, all_cards), i
+    for i in range(st.ntrick):
+        total += X.rules.pts[st.trick[i]]
+    return total + X.rules.trick_bonus * ((popcount64(all_cards) + st.ntrick + 3) // 4)
+
+
+cdef inline uint32_t table_meta(const Ctx* X, uint64_t all_cards) noexcept nogil:
+    cdef const State* st = &X.st
+    cdef uint64_t live = all_cards & X.rules.protected
+    cdef int relevant = 0, s
+    for s in range(4):
+        if s != st.trump and live & suit_bits(s):
+            relevant |= 1 << s
+    return <uint32_t>(st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6))
+
+
+cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
+    """Fail-soft alpha-beta on N-S points from here, trick in progress included."""
+    cdef State* st = &X.st
+    cdef RuleFlags* r = &X.rules
+    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    cdef uint64_t present, moves, hash = 0
+    cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
+    cdef int lo_b, hi_b, a0, b0, depth, maximize
+    cdef uint32_t meta = 0
+    cdef Entry* e
+    cdef Undo u
+    cdef int order[16]
+
+    X.nodes += 1
+    if (X.nodes & 1023) == 0 and (X.stop or (X.deadline_ns and now_ns() > X.deadline_ns)):
+        X.stopped = 1
+    if X.stopped:
+        return 0
+    if all_cards == 0:
+        if r.capot and st.won != 3:
+            return 1 if st.won == 1 else -1
+        return 0
+
+    if st.ntrick == 0:
+        hi_b = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
+        lo_b = 0
+        if r.capot:
+            if not (st.won & 1):
+                lo_b = -1
+            if not (st.won & 2):
+                hi_b += 1
+        if lo_b >= beta:
+            return lo_b
+        if hi_b <= alpha:
+            return hi_b
+        meta = table_meta(X, all_cards)
+        hash = mix(st.hands, meta)
+        e = tt_find(&X.tt, st.hands, meta, hash)
+        if e != NULL:
+            if e.lo > lo_b:
+                lo_b = e.lo
+            if e.hi < hi_b:
+                hi_b = e.hi
+            if lo_b >= beta or lo_b == hi_b:
+                return lo_b
+            if hi_b <= alpha:
+                return hi_b
+            hint = e.best
+        if lo_b > alpha:
+            alpha = lo_b
+        if hi_b < beta:
+            beta = hi_b
+        a0 = alpha
+        b0 = beta
+
+    seat = to_move(r, st)
+    maximize = (seat & 1) == 0
+    moves = legal_mask(r, st, seat, &reason, &winning)
+    present = all_cards
+    for i in range(st.ntrick):
+        present |= bit(st.trick[i])
+    n = order_moves(X, moves, present, seat, hint, order)
+    depth = popcount64(all_cards)
+    best = -INF if maximize else INF
+    for i in range(n):
+        c = order[i]
+        do_play(X, c, &u)
+        v = search(X, alpha - u.ns, beta - u.ns) + u.ns
+        undo_play(X, c, &u)
+        if maximize:
+            if v > best:
+                best = v
+                best_card = c
+                if v > alpha:
+                    alpha = v
+        else:
+            if v < best:
+                best = v
+                best_card = c
+                if v < beta:
+                    beta = v
+        if alpha >= beta:
+            if X.killers[depth][0] != c:
+                X.killers[depth][1] = X.killers[depth][0]
+                X.killers[depth][0] = c
+            break
+
+    if st.ntrick == 0 and not X.stopped:
+        if best <= a0:
+            tt_store(&X.tt, st.hands, meta, hash, depth, lo_b, best, best_card)
+        elif best >= b0:
+            tt_store(&X.tt, st.hands, meta, hash, depth, best, hi_b, best_card)
+        else:
+            tt_store(&X.tt, st.hands, meta, hash, depth, best, best, best_card)
+    return best
+
+
+cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
+    """Exact N-S value of the current state by null-window probes."""
+    cdef int g = guess, b
+    if g < lo:
+        g = lo
+    if g > hi:
+        g = hi
+    while lo < hi and not X.stopped:
+        b = g + 1 if g == lo else g
+        g = search(X, b - 1, b)
+        if g < b:
+            hi = g
+        else:
+            lo = g
+    return lo
+
+
+cdef int child_value(Ctx* X, int c, int guess, int lo, int hi) noexcept nogil:
+    """Exact N-S value after playing c."""
+    cdef Undo u
+    cdef int v
+    do_play(X, c, &u)
+    v = mtdf(X, guess - u.ns, lo - u.ns, hi - u.ns) + u.ns
+    undo_play(X, c, &u)
+    return v
+
+
+cdef int child_reaches(Ctx* X, int c, int target, int maximize) noexcept nogil:
+    """Does playing c keep N-S at >= target (maximize) or <= target?"""
+    cdef Undo u
+    cdef int v
+    do_play(X, c, &u)
+    if maximize:
+        v = search(X, target - 1 - u.ns, target - u.ns) + u.ns
+    else:
+        v = search(X, target - u.ns, target + 1 - u.ns) + u.ns
+    undo_play(X, c, &u)
+    return v >= target if maximize else v <= target
+
+
+# ------------------------------------------------------------ Python face
+
+cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, int step,
+                     int protected_strength, bint undertrump_ban, bint capot):
+    cdef int s, k, m, total
+    cdef int n = len(points_by_strength)
+    memset(r, 0, sizeof(RuleFlags))
+    for s in range(4):
+        for k in range(n):
+            r.pts[s * 16 + k] = points_by_strength[k]
+    for m in range(1024):
+        total = 0
+        for k in range(min(n, 10)):
+            if (m >> k) & 1:
+                total += points_by_strength[k]
+        r.suit_pts[m] = total
+    r.trick_bonus = trick_bonus
+    r.step = step
+    r.protected = 0
+    if protected_strength >= 0:
+        for s in range(4):
+            r.protected |= bit(s * 16 + protected_strength)
+    r.undertrump_ban = undertrump_ban
+    r.capot = capot
+
+
+cdef class Rules:
+    """The rule flags of one profile, as the core reads them."""
+    cdef RuleFlags r
+
+    def __init__(self, tuple points_by_strength, int trick_bonus, int step,
+                 int protected_strength, bint undertrump_ban, bint capot=False):
+        if len(points_by_strength) > 10:
+            raise ValueError("at most 10 ranks per suit")
+        fill_rules(&self.r, points_by_strength, trick_bonus, step, protected_strength,
+                   undertrump_ban, capot)
+
+
+cdef void fill_state(State* st, tuple hands, int trump, int leader, tuple trick, int led, int won) except *:
+    cdef int i
+    if len(trick) > 3:
+        raise ValueError("a trick in progress has at most 3 cards")
+    for i in range(4):
+        st.hands[i] = hands[i]
+    st.trump = trump
+    st.leader = leader
+    st.ntrick = len(trick)
+    for i in range(st.ntrick):
+        st.trick[i] = trick[i]
+    st.led = led
+    st.won = won
+
+
+def legal_moves(Rules rules, tuple hands, int trump, int leader, tuple trick, int led):
+    """(mask of legal cards, Reason code, winning card or -1) for the player to move."""
+    cdef State st
+    cdef int reason, winning
+    cdef uint64_t m
+    fill_state(&st, hands, trump, leader, trick, led, 0)
+    m = legal_mask(&rules.r, &st, to_move(&rules.r, &st), &reason, &winning)
+    return m, reason, winning
+
+
+def trick_winner(tuple trick, int trump):
+    """Index in `trick` of the card winning it so far."""
+    cdef int cards[4]
+    cdef int i
+    for i in range(len(trick)):
+        cards[i] = trick[i]
+    return winner_index(cards, len(trick), trump)
+
+
+def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):
+    """Runs of equivalent cards among `moves`, each highest first."""
+    cdef dict groups = {}
+    cdef uint64_t rest = moves
+    cdef int c
+    while rest:
+        c = highest(rest)
+        rest &= ~bit(c)
+        groups.setdefault(group_head(&rules.r, moves, present, c), []).append(c)
+    return list(groups.values())
+
+
+class SearchStopped(RuntimeError):
+    """The search was cancelled or ran past its deadline."""
+
+
+cdef struct RootResult:
+    int n
+    int cards[16]
+    int vals[16]
+    int value
+    int total
+    int nline
+    int line[MAX_CARDS + 4]
+
+
+cdef enum Mode:
+    MODE_BEST = 0
+    MODE_OPTIMAL = 1
+    MODE_ALL = 2
+    MODE_TARGET = 3
+
+
+cdef int root_moves(Ctx* X, int* order) noexcept nogil:
+    cdef int reason, winning, i
+    cdef int seat = to_move(&X.rules, &X.st)
+    cdef uint64_t present = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
+    for i in range(X.st.ntrick):
+        present |= bit(X.st.trick[i])
+    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), present, seat, -1, order)
+
+
+cdef void principal_line(Ctx* X, int value, RootResult* out) noexcept nogil:
+    """Walk one optimal line to the end of the deal, then restore the root."""
+    cdef Undo undos[MAX_CARDS + 4]
+    cdef int order[16]
+    cdef int n, i, c, maximize
+    out.nline = 0
+    while not X.stopped and (X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]):
+        n = root_moves(X, order)
+        maximize = (to_move(&X.rules, &X.st) & 1) == 0
+        c = order[0]
+        for i in range(n):
+            if child_reaches(X, order[i], value, maximize):
+                c = order[i]
+                break
+        do_play(X, c, &undos[out.nline])
+        value -= undos[out.nline].ns
+        out.line[out.nline] = c
+        out.nline += 1
+    for i in range(out.nline - 1, -1, -1):
+        undo_play(X, out.line[i], &undos[i])
+
+
+cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
+    cdef int i, guess, goal
+    cdef int lo_b = -1 if X.rules.capot else 0
+    cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
+    cdef int hi_b
+    out.total = remaining(X)
+    hi_b = out.total + (1 if X.rules.capot else 0)
+    out.n = root_moves(X, out.cards)
+    out.nline = 0
+    if mode == MODE_TARGET:
+        goal = target if maximize else out.total - target
+        out.value = 0
+        for i in range(out.n):
+            out.vals[i] = child_reaches(X, out.cards[i], goal, maximize)
+            if out.vals[i]:
+                out.value = 1
+                out.n = i + 1
+                break
+        return
+    if mode == MODE_ALL:
+        guess = out.total // 2
+        for i in range(out.n):
+            out.vals[i] = child_value(X, out.cards[i], guess, lo_b, hi_b)
+            guess = out.vals[i]
+            if i == 0 or (maximize and guess > out.value) or (not maximize and guess < out.value):
+                out.value = guess
+    else:
+        out.value = mtdf(X, out.total // 2, lo_b, hi_b)
+        for i in range(out.n):
+            out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
+            if out.vals[i] and mode == MODE_BEST:
+                out.n = i + 1
+                break
+    principal_line(X, out.value, out)
+
+
+cdef class Core:
+    """A search context with its own transposition table.
+
+    Table keys hold the whole state, so stored bounds stay valid across the
+    positions of one deal and across deals with the same rules and trump;
+    `solve` clears the table when the rules or the trump change.
+    """
+    cdef Ctx* X
+    cdef object signature
+    cdef readonly size_t memory
+
+    def __cinit__(self, size_t memory=256 * 1024 * 1024):
+        cdef uint64_t nb = 1
+        while nb * 2 * BUCKET * ENTRY_BYTES <= memory:
+            nb *= 2
+        self.X = <Ctx*>calloc(1, sizeof(Ctx))
+        if self.X == NULL:
+            raise MemoryError()
+        self.X.tt.entries = <Entry*>calloc(nb * BUCKET, ENTRY_BYTES)
+        if self.X.tt.entries == NULL:
+            free(self.X)
+            self.X = NULL
+            raise MemoryError(f"cannot allocate a {memory}-byte table")
+        self.X.tt.nbuckets = nb
+        self.memory = nb * BUCKET * ENTRY_BYTES
+        self.signature = None
+
+    def __dealloc__(self):
+        if self.X != NULL:
+            free(self.X.tt.entries)
+            free(self.X)
+
+    def clear(self):
+        """Forget every stored bound and killer move."""
+        memset(self.X.tt.entries, 0, self.X.tt.nbuckets * BUCKET * ENTRY_BYTES)
+        memset(self.X.killers, 0, sizeof(self.X.killers))
+        self.X.tt.used = 0
+
+    def cancel(self):
+        """Ask a search running in another thread to stop soon."""
+        self.X.stop = 1
+
+    @property
+    def entries_used(self):
+        return self.X.tt.used
+
+    @property
+    def capacity(self):
+        return self.X.tt.nbuckets * BUCKET
+
+    def solve(self, Rules rules, object signature, tuple hands, int trump, int leader, tuple trick,
+              int led, int won, str mode, int target=0, double timeout=0.0):
+        """Search one state.
+
+        mode: "best", "optimal", "all" or "target" (see solver.solve).
+        Returns (value, [(card, val)], line, nodes, total): in "target" mode
+        value is 1 or 0 and val 1 for the card that reaches the target; in
+        "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S
+        value. Otherwise values are N-S points. Raises SearchStopped.
+        """
+        cdef Ctx* X = self.X
+        cdef RootResult out
+        cdef int m = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL, "target": MODE_TARGET}[mode]
+        cdef long long start
+        if signature != self.signature:
+            self.clear()
+            self.signature = signature
+        X.rules = rules.r
+        fill_state(&X.st, hands, trump, leader, trick, led, won)
+        X.stop = 0
+        X.stopped = 0
+        X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
+        start = X.nodes
+        with nogil:
+            run_root(X, m, target, &out)
+        if X.stopped:
+            raise SearchStopped("the search was stopped before it finished")
+        return (out.value, [(out.cards[i], out.vals[i]) for i in range(out.n)],
+                [out.line[i] for i in range(out.nline)], X.nodes - start, out.total)

@@ -1,0 +1,117 @@
+"""Suits, seats and cards: parsing and formatting.
+
+A card is an int: ``suit * 16 + strength``, where suits are S=0 H=1 D=2 C=3 and
+strength 0 is the profile's lowest rank. Bit ``card`` of a 64-bit hand mask is
+that card, so a suit occupies 16 bits and higher cards sit on higher bits.
+
+>>> from solver.profiles import MALILLA
+>>> card_name(parse_card("7♠", MALILLA), MALILLA)
+'7S'
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .profiles import Profile
+
+__all__ = [
+    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "card_name",
+    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "seat_name",
+    "parse_suit", "partners", "mask_of", "cards_of",
+]
+
+SUITS = ("S", "H", "D", "C")
+SEATS = ("N", "E", "S", "W")
+NO_TRUMP = "NT"
+_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+
+
+class CardError(ValueError):
+    """A card, suit or seat that cannot be read."""
+
+
+def parse_suit(text: str) -> int:
+    """Suit index of ``S H D C`` (or a suit symbol), case-insensitive."""
+    s = _SYMBOLS.get(text, text.upper() if isinstance(text, str) else text)
+    if s not in SUITS:
+        raise CardError(f"{text!r} is not a suit (S H D C)")
+    return SUITS.index(s)
+
+
+def parse_card(text: str, profile: Profile) -> int:
+    """Read ``7S``, ``10d``, ``A♥``... as a card of `profile`'s deck."""
+    if not isinstance(text, str) or len(text) < 2:
+        raise CardError(f"{text!r} is not a card (rank then suit, like 7S)")
+    rank, suit = text[:-1].upper(), text[-1]
+    try:
+        s = parse_suit(suit)
+    except CardError:
+        raise CardError(f"{text!r} is not a card: {suit!r} is not a suit") from None
+    if rank not in profile.ranks:
+        raise CardError(f"{text!r} is not in the {profile.name} deck (ranks {' '.join(profile.ranks)})")
+    return s * 16 + len(profile.ranks) - 1 - profile.ranks.index(rank)
+
+
+def parse_cards(text: str | Iterable[str], profile: Profile) -> list[int]:
+    """Cards from a space-separated string or a list of card strings."""
+    items = text.split() if isinstance(text, str) else list(text)
+    return [parse_card(t, profile) for t in items]
+
+
+def card_name(card: int, profile: Profile) -> str:
+    n = len(profile.ranks)
+    return profile.ranks[n - 1 - (card & 15)] + SUITS[card >> 4]
+
+
+def card_suit(card: int) -> int:
+    return card >> 4
+
+
+def card_points(card: int, profile: Profile) -> int:
+    return profile.points[len(profile.ranks) - 1 - (card & 15)]
+
+
+def sort_key(card: int) -> tuple[int, int]:
+    """Suits in S H D C order, high cards first."""
+    return card >> 4, -(card & 15)
+
+
+def format_cards(cards: Iterable[int], profile: Profile) -> str:
+    return " ".join(card_name(c, profile) for c in sorted(cards, key=sort_key))
+
+
+def deck(profile: Profile) -> list[int]:
+    """Every card of the profile's deck, S H D C, high to low."""
+    n = len(profile.ranks)
+    return [s * 16 + r for s in range(4) for r in reversed(range(n))]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def parse_seat(text: str) -> int:
+    if not isinstance(text, str) or text.upper() not in SEATS:
+        raise CardError(f"{text!r} is not a seat (N E S W)")
+    return SEATS.index(text.upper())
+
+
+def seat_name(seat: int) -> str:
+    return SEATS[seat]
+
+
+def partners(a: int, b: int) -> bool:
+    """N-S and E-W are partnerships."""
+    return (a - b) % 2 == 0

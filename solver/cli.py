@@ -1,0 +1,156 @@
+"""The `malilla-dd` command line: JSON lines in, JSON lines out."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from .cards import SEATS
+from .deal import deal
+from .position import Position
+from .profiles import PROFILES, get_profile
+from .solve import DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver
+
+__all__ = ["main"]
+
+
+def _json_lines(stream: TextIO, answer: Callable[[dict[str, Any] | str], dict[str, Any]],
+                out: TextIO) -> int:
+    """Answer each non-blank line; a bad line gets {"error": ...} and the next goes on."""
+    errors = 0
+    for line in stream:
+        if not line.strip():
+            continue
+        try:
+            result = answer(line)
+        except (ValueError, SearchStopped) as e:
+            result = {"error": str(e)}
+            errors += 1
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+    return errors
+
+
+def cmd_legal(args: argparse.Namespace) -> int:
+    def answer(line: str) -> dict[str, Any]:
+        return {"legal": Position.from_json(line, strict=not args.lenient).legal_moves()}
+
+    _json_lines(args.input, answer, sys.stdout)
+    return 0
+
+
+def pretty(position: Position, solution: Solution, seconds: float) -> str:
+    """A table of the cards and their margins for a person."""
+    p = position.profile
+    hands = {s: " ".join(position.hand(s)) or "-" for s in SEATS}
+    width = max(len(hands["W"]), 12)
+    lines = [
+        f"{p.name.capitalize()}, trump {position.trump}, {SEATS[position.to_move]} to move "
+        f"({solution.side}), trick: {' '.join(position.to_json()['trick']) or '-'}",
+        " " * (width + 2) + f"N: {hands['N']}",
+        f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
+        " " * (width + 2) + f"S: {hands['S']}",
+        "",
+    ]
+    unit = "score" if solution.objective == "score" else "points"
+    if solution.mode == "target":
+        verdict = "yes" if solution.reached else "no"
+        card = f" with {solution.cards[0].card}" if solution.cards else ""
+        lines.append(f"Can {solution.side} take {solution.target} {unit}? {verdict}{card}")
+    else:
+        lines.append(f"Value for {solution.side}: {solution.value} {unit}")
+        lines.append(f"{'card':<6}{'value':>6}{'margin':>8}")
+        for cv in solution.cards:
+            mark = "  best" if cv.margin == 0 else ""
+            lines.append(f"{cv.card:<6}{cv.value:>6}{-cv.margin:>8}{mark}")
+        tricks = [" ".join(solution.line[i:i + 4]) for i in range(0, len(solution.line), 4)]
+        lines.append("Line: " + " | ".join(tricks))
+    lines.append(f"{solution.nodes} nodes in {seconds * 1000:.1f} ms")
+    return "\n".join(lines)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    solver = Solver(args.memory)
+
+    def run(position: Position) -> tuple[Solution, float]:
+        start = time.perf_counter()
+        sol = solver.solve(position, mode=args.mode, objective=args.objective, target=args.target,
+                           timeout=args.timeout)
+        return sol, time.perf_counter() - start
+
+    if args.pretty:
+        for line in args.input:
+            if not line.strip():
+                continue
+            try:
+                position = Position.from_json(line)
+                sol, seconds = run(position)
+                print(pretty(position, sol, seconds) + "\n")
+            except (ValueError, SearchStopped) as e:
+                print(f"error: {e}\n")
+        return 0
+    _json_lines(args.input, lambda line: run(Position.from_json(line))[0].to_json(), sys.stdout)
+    return 0
+
+
+def demo_positions() -> Iterable[Position]:
+    """The embedded default: one seeded deal of each game."""
+    for name in PROFILES:
+        yield Position.from_json(deal(get_profile(name), seed=2026).to_position_json())
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    solver = Solver(args.memory)
+    for position in demo_positions():
+        start = time.perf_counter()
+        sol = solver.solve(position)
+        print(pretty(position, sol, time.perf_counter() - start) + "\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    legal = sub.add_parser("legal", help="legal cards of each position (JSON lines on stdin)")
+    legal.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin)
+    legal.add_argument("--lenient", action="store_true",
+                       help="do not check hand sizes against each other (abstract positions)")
+    legal.set_defaults(func=cmd_legal)
+
+    solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
+    solve.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin)
+    solve.add_argument("--mode", choices=MODES, default="all",
+                       help="all: every card scored; optimal: every best card; best: one best card; "
+                            "target: can the side to move reach --target")
+    solve.add_argument("--objective", choices=OBJECTIVES, default="points",
+                       help="points, or the signed deal score (a capot outranks a plain win)")
+    solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target")
+    solve.add_argument("--timeout", type=float, help="seconds allowed per position")
+    solve.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
+    solve.add_argument("--pretty", action="store_true", help="a readable table per position")
+    solve.set_defaults(func=cmd_solve)
+
+    demo = sub.add_parser("demo", help="solve an embedded deal of each game and print the tables")
+    demo.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "mode", None) == "target" and args.target is None:
+        build_parser().error("--mode target needs --target")
+    if getattr(args, "target", None) is not None and args.mode != "target":
+        build_parser().error("--target goes with --mode target")
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

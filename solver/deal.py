@@ -1,0 +1,128 @@
+"""Dealing a shuffled deck by each game's procedure, from a seed.
+
+Seats are N=0 E=1 S=2 W=3; "next" always means the next seat in the profile's
+playing direction, ``(seat + profile.step) % 4``.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import cycle
+
+from . import cards
+from .profiles import Profile
+
+__all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump", "check_seat"]
+
+
+def check_seat(seat: int) -> int:
+    """`seat` itself when it is a seat index 0-3, else ValueError."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+        raise ValueError(f"{seat!r} is not a seat index (N=0 E=1 S=2 W=3)")
+    return seat
+
+
+def trump_choices(profile: Profile) -> tuple[str, ...]:
+    """What a dealer may name: the four suits, plus NT where the profile allows it."""
+    return cards.SUITS + ((cards.NO_TRUMP,) if profile.no_trump_allowed else ())
+
+
+def parse_trump(profile: Profile, text: str) -> str:
+    """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted)."""
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not a trump; expected one of {' '.join(trump_choices(profile))}")
+    if text.upper() == cards.NO_TRUMP:
+        if not profile.no_trump_allowed:
+            raise ValueError(f"{profile.name} has no no-trump deals; trump is one of S H D C")
+        return cards.NO_TRUMP
+    try:
+        return cards.SUITS[cards.parse_suit(text)]
+    except cards.CardError:
+        raise ValueError(f"{text!r} is not a trump; expected one of {' '.join(trump_choices(profile))}") from None
+
+
+def next_dealer(profile: Profile, dealer: int) -> int:
+    """The deal passes in the playing direction (Malilla to the right, Manille to the left)."""
+    return (check_seat(dealer) + profile.step) % 4
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The start of one deal: four full hands, trump and the first leader."""
+
+    profile: Profile
+    dealer: int
+    hands: tuple[tuple[int, ...], ...]
+    """Hands by seat index, each sorted with `cards.sort_key`."""
+    trump: str
+    """``S H D C``, or ``NT`` where the profile allows it."""
+    shown: int | None
+    """The dealer's last card, shown to fix trump; None when the dealer names trump."""
+    leader: int
+
+    def to_position_json(self) -> dict:
+        """The position JSON (see shared/vectors/README.md) of the first lead, plus ``dealer``."""
+        position = {
+            "game": self.profile.name,
+            "trump": self.trump,
+            "hands": {cards.seat_name(s): cards.format_cards(h, self.profile) for s, h in enumerate(self.hands)},
+            "leader": cards.seat_name(self.leader),
+            "trick": [],
+        }
+        if self.profile.protected_rank is not None:
+            position["led_suits"] = ""
+        position["to_move"] = cards.seat_name(self.leader)
+        position["dealer"] = cards.seat_name(self.dealer)
+        return position
+
+
+def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None) -> Deal:
+    """Shuffle the profile's deck with ``random.Random(seed)`` and deal it.
+
+    Packets of ``profile.packets`` (repeated) go to each seat in the playing
+    direction, starting with the seat after the dealer, so the dealer gets the
+    last packet of every round. When ``profile.trump_from_dealer_card`` the
+    dealer's last card is shown and fixes trump; `trump` must then be None.
+    Otherwise the dealer names trump: `trump` if given, else a choice among
+    ``trump_choices(profile)`` drawn from the same RNG right after the shuffle.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, not {seed!r}")
+    check_seat(dealer)
+    if profile.trump_from_dealer_card and trump is not None:
+        raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={trump!r}")
+    if trump is not None:
+        trump = parse_trump(profile, trump)
+    n = profile.cards_per_hand
+    pack = cards.deck(profile)
+    if len(pack) != 4 * n or not profile.packets or min(profile.packets) < 1:
+        raise ValueError(f"profile {profile.name} cannot deal {len(pack)} cards as 4 hands of {n} "
+                         f"in packets {profile.packets}")
+    rng = random.Random(seed)
+    rng.shuffle(pack)
+
+    order = [(dealer + k * profile.step) % 4 for k in range(1, 5)]  # the dealer comes last
+    hands: list[list[int]] = [[] for _ in range(4)]
+    dealt = 0
+    for size in cycle(profile.packets):
+        if len(hands[dealer]) == n:
+            break
+        for seat in order:
+            take = min(size, n - len(hands[seat]))
+            hands[seat] += pack[dealt:dealt + take]
+            dealt += take
+
+    shown = None
+    if profile.trump_from_dealer_card:
+        shown = hands[dealer][-1]
+        trump = cards.SUITS[cards.card_suit(shown)]
+    elif trump is None:
+        trump = rng.choice(trump_choices(profile))
+    return Deal(
+        profile=profile,
+        dealer=dealer,
+        hands=tuple(tuple(sorted(h, key=cards.sort_key)) for h in hands),
+        trump=trump,
+        shown=shown,
+        leader=order[0],
+    )

@@ -1,0 +1,391 @@
+"""`Position`: a moment of a deal, read from and written to the position JSON.
+
+>>> p = Position.from_json({"game": "malilla", "trump": "S",
+...     "hands": {"N": "AH", "W": "7H 2C", "S": "KH", "E": "2H"},
+...     "leader": "N", "trick": [], "led_suits": "S"})
+>>> p.legal_moves()
+['AH']
+>>> p.play("AH").legal_moves()
+['7H']
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import _core
+from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, format_cards,
+                    parse_card, parse_seat, parse_suit, partners)
+from .profiles import Profile, get_profile
+from .rules import core_rules, explain, trump_index
+
+__all__ = ["Position", "PositionError", "IllegalPlay"]
+
+
+class PositionError(ValueError):
+    """A position that cannot be: `field` names where, `problem` says what."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class IllegalPlay(PositionError):
+    """A card that the rules do not allow here."""
+
+
+def _cards_field(value: Any, profile: Profile, name: str) -> list[int]:
+    if isinstance(value, str):
+        items = value.split()
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = value
+    else:
+        raise PositionError(name, "expected a space-separated string or a list of card strings")
+    try:
+        return [parse_card(t, profile) for t in items]
+    except CardError as e:
+        raise PositionError(name, str(e)) from None
+
+
+@dataclass(frozen=True)
+class Position:
+    """Four hands, the trump, the trick in progress and the suits led so far.
+
+    Cards are ints (see `solver.cards`); hands are 64-bit masks. `history`
+    holds the completed tricks from the first (each in playing order from its
+    leader), or is None when the earlier play is unknown.
+    """
+
+    profile: Profile
+    trump: str
+    hands: tuple[int, int, int, int]
+    leader: int
+    trick: tuple[int, ...] = ()
+    led: int = 0
+    history: tuple[tuple[int, ...], ...] | None = None
+    first_leader: int | None = field(default=None, compare=False)
+
+    # ------------------------------------------------------------ reading
+
+    @classmethod
+    def from_json(cls, obj: str | bytes | dict[str, Any], *, strict: bool = True) -> Position:
+        """Read and check the position JSON (a dict or its text).
+
+        With ``strict=False`` the hand sizes are not checked against each other
+        and the trick: enough to ask which cards are legal, not to solve.
+        """
+        if isinstance(obj, (str, bytes)):
+            try:
+                obj = json.loads(obj)
+            except (ValueError, RecursionError) as e:
+                raise PositionError("position", f"not valid JSON ({e})") from None
+        if not isinstance(obj, dict):
+            raise PositionError("position", "expected a JSON object")
+        game = obj.get("game")
+        if not isinstance(game, str):
+            raise PositionError("game", "missing or not a string (malilla or manille)")
+        try:
+            profile = get_profile(game)
+        except ValueError as e:
+            raise PositionError("game", str(e)) from None
+        trump = cls._read_trump(obj.get("trump"), profile)
+        hands = cls._read_hands(obj.get("hands"), profile, strict)
+        try:
+            leader = parse_seat(obj.get("leader"))
+        except CardError as e:
+            raise PositionError("leader", str(e)) from None
+        trick_raw = obj.get("trick", [])
+        if not isinstance(trick_raw, list):
+            raise PositionError("trick", "expected a list of cards")
+        trick = _cards_field(trick_raw, profile, "trick")
+        if len(trick) > 3:
+            raise PositionError("trick", f"{len(trick)} cards; a trick in progress has at most 3")
+        history = cls._read_history(obj.get("history"), profile)
+        seen: dict[int, str] = {}
+        for seat, cards in zip(SEATS, hands):
+            for c in cards:
+                where = seen.setdefault(c, f"hands.{seat}")
+                if where != f"hands.{seat}" or cards.count(c) > 1:
+                    raise PositionError(f"hands.{seat}", f"{card_name(c, profile)} appears twice "
+                                        f"(also in {where})" if where != f"hands.{seat}" else
+                                        f"{card_name(c, profile)} appears twice")
+        for name, cards in [("trick", trick)] + [(f"history[{i}]", t) for i, t in enumerate(history or [])]:
+            for c in cards:
+                if c in seen:
+                    raise PositionError(name, f"{card_name(c, profile)} appears twice (also in {seen[c]})")
+                seen[c] = name
+        masks = tuple(sum(1 << c for c in cards) for cards in hands)
+        pos = cls(profile, trump, masks, leader, tuple(trick), 0, None)
+        if strict or history is not None:
+            pos.check_sizes()
+        if strict and history is None and pos.tricks_played == 0:
+            history = []
+        pos = replace(pos, led=pos._read_led(obj.get("led_suits"), history))
+        if history is not None:
+            pos = pos._with_history(history)
+        pos._check_trick()
+        if "to_move" in obj and obj["to_move"] is not None:
+            try:
+                to_move = parse_seat(obj["to_move"])
+            except CardError as e:
+                raise PositionError("to_move", str(e)) from None
+            if to_move != pos.to_move:
+                raise PositionError("to_move", f"is {SEATS[to_move]}, but the leader and trick make it "
+                                    f"{SEATS[pos.to_move]}")
+        if not any(masks) and not trick:
+            raise PositionError("hands", "every hand is empty: nothing is left to play")
+        return pos
+
+    @staticmethod
+    def _read_trump(value: Any, profile: Profile) -> str:
+        if not isinstance(value, str):
+            raise PositionError("trump", "missing or not a string (S H D C or NT)")
+        if value.upper() == "NT":
+            if not profile.no_trump_allowed:
+                raise PositionError("trump", f"{profile.name} has no no-trump deals")
+            return "NT"
+        try:
+            return SUITS[parse_suit(value)]
+        except CardError as e:
+            raise PositionError("trump", str(e)) from None
+
+    @staticmethod
+    def _read_hands(value: Any, profile: Profile, strict: bool) -> list[list[int]]:
+        if not isinstance(value, dict):
+            raise PositionError("hands", "expected an object with the seats N E S W")
+        extra = [k for k in value if not (isinstance(k, str) and k.upper() in SEATS)]
+        if extra:
+            raise PositionError("hands", f"{extra[0]!r} is not a seat (N E S W)")
+        upper = {k.upper(): v for k, v in value.items()}
+        if len(upper) != len(value):
+            raise PositionError("hands", "a seat is given twice")
+        hands = []
+        for seat in SEATS:
+            if seat not in upper:
+                raise PositionError("hands", f"missing seat {seat}")
+            cards = _cards_field(upper[seat], profile, f"hands.{seat}")
+            if strict and len(cards) > profile.cards_per_hand:
+                raise PositionError(f"hands.{seat}", f"{len(cards)} cards; a {profile.name} hand holds "
+                                    f"at most {profile.cards_per_hand}")
+            hands.append(cards)
+        return hands
+
+    @staticmethod
+    def _read_history(value: Any, profile: Profile) -> list[list[int]] | None:
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise PositionError("history", "expected a list of completed tricks")
+        tricks = []
+        for i, t in enumerate(value):
+            cards = _cards_field(t, profile, f"history[{i}]")
+            if len(cards) != 4:
+                raise PositionError(f"history[{i}]", f"{len(cards)} cards; a completed trick has 4")
+            tricks.append(cards)
+        if len(tricks) >= profile.tricks:
+            raise PositionError("history", f"{len(tricks)} tricks leave nothing to play")
+        return tricks
+
+    def _read_led(self, value: Any, history: list[list[int]] | None) -> int:
+        known = 0
+        for t in history or []:
+            known |= 1 << (t[0] >> 4)
+        if self.trick:
+            known |= 1 << (self.trick[0] >> 4)
+        if value is None:
+            return known
+        if not isinstance(value, str):
+            raise PositionError("led_suits", "expected a string of suits like 'SH'")
+        led = 0
+        for ch in value.replace(" ", ""):
+            try:
+                s = parse_suit(ch)
+            except CardError as e:
+                raise PositionError("led_suits", str(e)) from None
+            if led >> s & 1:
+                raise PositionError("led_suits", f"{SUITS[s]} is listed twice")
+            led |= 1 << s
+        if self.trick and not led >> (self.trick[0] >> 4) & 1:
+            raise PositionError("led_suits", f"does not include {SUITS[self.trick[0] >> 4]}, "
+                                "the suit led to the trick in progress")
+        if history is not None and led != known:
+            raise PositionError("led_suits", f"{value!r} contradicts the history, which leads "
+                                f"{''.join(s for i, s in enumerate(SUITS) if known >> i & 1) or 'nothing'}")
+        return led
+
+    def check_sizes(self) -> None:
+        """Raise `PositionError` unless the hand sizes fit the trick in progress."""
+        sizes = [bin(h).count("1") for h in self.hands]
+        if max(sizes) > self.profile.cards_per_hand:
+            raise PositionError("hands", f"a {self.profile.name} hand holds at most "
+                                f"{self.profile.cards_per_hand} cards")
+        played = {(self.leader + i * self.profile.step) % 4 for i in range(len(self.trick))}
+        base = [sizes[s] + (1 if s in played else 0) for s in range(4)]
+        if len(set(base)) != 1:
+            detail = " ".join(f"{SEATS[s]}={sizes[s]}" for s in range(4))
+            raise PositionError("hands", f"sizes {detail} do not fit a trick of {len(self.trick)} "
+                                f"card(s) led by {SEATS[self.leader]}")
+
+    def _check_trick(self) -> None:
+        """Each card of the trick in progress must have been legal when played."""
+        hands = list(self.hands)
+        played = [(self.leader + i * self.profile.step) % 4 for i in range(len(self.trick))]
+        for s, c in zip(played, self.trick):
+            hands[s] |= 1 << c
+        for i, (s, c) in enumerate(zip(played, self.trick)):
+            state = replace(self, hands=tuple(hands), trick=self.trick[:i])
+            state._require_legal(c, f"trick[{i}]")
+            hands[s] &= ~(1 << c)
+
+    def _with_history(self, history: list[list[int]]) -> Position:
+        """Rebuild the deal from its start and replay the history, checking every card."""
+        step = self.profile.step
+        leaders = [self.leader] * (len(history) + 1)
+        for i in range(len(history) - 1, -1, -1):
+            w = _core.trick_winner(tuple(history[i]), trump_index(self.trump))
+            leaders[i] = (leaders[i + 1] - w * step) % 4
+        hands = list(self.hands)
+        for i, t in enumerate(history):
+            for j, c in enumerate(t):
+                hands[(leaders[i] + j * step) % 4] |= 1 << c
+        for j, c in enumerate(self.trick):
+            hands[(self.leader + j * step) % 4] |= 1 << c
+        for s in range(4):
+            n = bin(hands[s]).count("1")
+            if n != self.profile.cards_per_hand:
+                raise PositionError("history", f"{SEATS[s]} would have started the deal with {n} cards, "
+                                    f"not {self.profile.cards_per_hand}: the history must go back to the "
+                                    "first trick")
+        pos = Position(self.profile, self.trump, tuple(hands), leaders[0], (), 0, (), leaders[0])
+        for i, t in enumerate(history):
+            for j, c in enumerate(t):
+                pos = pos._play(c, f"history[{i}][{j}]")
+        return replace(self, history=pos.history, first_leader=leaders[0])
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def to_move(self) -> int:
+        return (self.leader + len(self.trick) * self.profile.step) % 4
+
+    @property
+    def tricks_played(self) -> int:
+        """Completed tricks, counted from the hand sizes."""
+        return self.profile.cards_per_hand - max(bin(h).count("1") for h in self.hands)
+
+    @property
+    def is_over(self) -> bool:
+        return not any(self.hands) and not self.trick
+
+    def hand(self, seat: str | int) -> list[str]:
+        s = parse_seat(seat) if isinstance(seat, str) else seat
+        return format_cards(cards_of(self.hands[s]), self.profile).split()
+
+    def core_state(self) -> tuple:
+        """(hands, trump, leader, trick, led, won) as the core takes them."""
+        return (self.hands, trump_index(self.trump), self.leader, self.trick, self.led, self.won_flags)
+
+    @property
+    def won_flags(self) -> int:
+        """Bit 0: N-S took a trick in the history; bit 1: E-W did."""
+        flags = 0
+        for seat, _ in self._trick_results():
+            flags |= 1 << (seat & 1)
+        return flags
+
+    def points_won(self) -> tuple[int, int] | None:
+        """Points N-S and E-W took in completed tricks (None without a history)."""
+        if self.history is None:
+            return None
+        won = [0, 0]
+        for seat, t in self._trick_results():
+            won[seat & 1] += sum(card_points(c, self.profile) for c in t) + self.profile.trick_bonus
+        return won[0], won[1]
+
+    def tricks_won(self) -> tuple[int, int] | None:
+        if self.history is None:
+            return None
+        won = [0, 0]
+        for seat, _ in self._trick_results():
+            won[seat & 1] += 1
+        return won[0], won[1]
+
+    def _trick_results(self) -> list[tuple[int, tuple[int, ...]]]:
+        out = []
+        leader = self.first_leader
+        for t in self.history or ():
+            w = _core.trick_winner(t, trump_index(self.trump))
+            leader = (leader + w * self.profile.step) % 4
+            out.append((leader, t))
+        return out
+
+    def legal_mask(self) -> tuple[int, int, int]:
+        """(mask of legal cards, reason code, winning card) from the core."""
+        hands, trump, leader, trick, led, _ = self.core_state()
+        return _core.legal_moves(core_rules(self.profile), hands, trump, leader, trick, led)
+
+    def legal_moves(self) -> list[str]:
+        """The cards the player to move may play, sorted as strings."""
+        return sorted(card_name(c, self.profile) for c in cards_of(self.legal_mask()[0]))
+
+    # ------------------------------------------------------------ playing
+
+    def play(self, card: str | int) -> Position:
+        """The position after the player to move plays `card`.
+
+        Raises `IllegalPlay` naming the rule a forbidden card breaks.
+        """
+        if isinstance(card, str):
+            try:
+                card = parse_card(card, self.profile)
+            except CardError as e:
+                raise IllegalPlay("card", str(e)) from None
+        return self._play(card, "card")
+
+    def _require_legal(self, card: int, where: str) -> None:
+        seat = self.to_move
+        name = card_name(card, self.profile)
+        if not self.hands[seat] >> card & 1:
+            raise IllegalPlay(where, f"{SEATS[seat]} does not hold {name}")
+        mask, reason, winning = self.legal_mask()
+        if not mask >> card & 1:
+            lead = self.trick[0] >> 4 if self.trick else 0
+            rule = explain(reason, mask, winning, lead, self.profile)
+            raise IllegalPlay(where, f"{SEATS[seat]} may not play {name}: {rule}")
+
+    def _play(self, card: int, where: str) -> Position:
+        self._require_legal(card, where)
+        seat = self.to_move
+        hands = list(self.hands)
+        hands[seat] &= ~(1 << card)
+        led = self.led | (1 << (card >> 4)) if not self.trick else self.led
+        trick = self.trick + (card,)
+        if len(trick) < 4:
+            return replace(self, hands=tuple(hands), trick=trick, led=led)
+        w = _core.trick_winner(trick, trump_index(self.trump))
+        leader = (self.leader + w * self.profile.step) % 4
+        history = None if self.history is None else self.history + (trick,)
+        return replace(self, hands=tuple(hands), trick=(), led=led, leader=leader, history=history)
+
+    # ------------------------------------------------------------ writing
+
+    def to_json(self) -> dict[str, Any]:
+        """The position JSON (with `history` when it is known and not empty)."""
+        out: dict[str, Any] = {
+            "game": self.profile.name,
+            "trump": self.trump,
+            "hands": {s: format_cards(cards_of(self.hands[i]), self.profile) for i, s in enumerate(SEATS)},
+            "leader": SEATS[self.leader],
+            "trick": [card_name(c, self.profile) for c in self.trick],
+        }
+        if self.profile.protected_rank is not None:
+            out["led_suits"] = "".join(s for i, s in enumerate(SUITS) if self.led >> i & 1)
+        out["to_move"] = SEATS[self.to_move]
+        if self.history:
+            out["history"] = [[card_name(c, self.profile) for c in t] for t in self.history]
+        return out
+
+    def side_to_move_is_ns(self) -> bool:
+        return partners(self.to_move, 0)

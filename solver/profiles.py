@@ -1,0 +1,126 @@
+"""Game rules as data: one `Profile` per regional variant."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything that distinguishes one game of the family from another.
+
+    No code compares a game's name: every rule reads one of these fields.
+    """
+
+    name: str
+    ranks: tuple[str, ...]
+    """Ranks from high to low."""
+    points: tuple[int, ...]
+    """Card points, aligned with `ranks`."""
+    trick_bonus: int
+    """Points for each trick won, on top of card points."""
+    clockwise: bool
+    """Direction of play (N E S W is clockwise)."""
+    protected_rank: str | None
+    """A non-trump card of this rank may not be discarded while its suit is unled."""
+    undertrump_ban: bool
+    """After a trump on a plain suit, a lower trump may not be played unless nothing else is held."""
+    no_trump_allowed: bool
+    cards_per_hand: int
+    match_target: int
+    """First side at this many match points wins."""
+    capot_multiplier: int
+    """Deal score factor when the winners took every trick."""
+    no_trump_multiplier: int
+    tie_doubles_next: bool
+    """A tied deal doubles the next deal's score (one pending doubling at most)."""
+    slam_wins_match: bool
+    """Taking every trick wins the match at once."""
+    dealer_bonus: bool
+    """The shown trump card's points go to the dealer's side as match points."""
+    packets: tuple[int, ...]
+    """Packet sizes of one round of dealing, repeated until the hands are full."""
+    trump_from_dealer_card: bool
+    """Trump is the suit of the dealer's last card (otherwise the dealer names it)."""
+    illegal_play_loses_match: bool
+
+    @property
+    def deck_points(self) -> int:
+        """Card points of the whole deck."""
+        return 4 * sum(self.points)
+
+    @property
+    def tricks(self) -> int:
+        return self.cards_per_hand
+
+    @property
+    def total_points(self) -> int:
+        """Points shared out in one deal (cards plus trick bonuses)."""
+        return self.deck_points + self.tricks * self.trick_bonus
+
+    @property
+    def half(self) -> int:
+        """The score above which a side scores its excess."""
+        return self.total_points // 2
+
+    @property
+    def step(self) -> int:
+        """Seat index increment (N=0 E=1 S=2 W=3) from one player to the next."""
+        return 1 if self.clockwise else 3
+
+    def rank_points(self, rank: str) -> int:
+        return self.points[self.ranks.index(rank)]
+
+
+MALILLA = Profile(
+    name="malilla",
+    ranks=("7", "A", "K", "Q", "J", "6", "5", "4", "3", "2"),
+    points=(5, 4, 3, 2, 1, 0, 0, 0, 0, 0),
+    trick_bonus=1,
+    clockwise=False,
+    protected_rank="7",
+    undertrump_ban=False,
+    no_trump_allowed=False,
+    cards_per_hand=10,
+    match_target=35,
+    capot_multiplier=1,
+    no_trump_multiplier=1,
+    tie_doubles_next=False,
+    slam_wins_match=True,
+    dealer_bonus=True,
+    packets=(1,),
+    trump_from_dealer_card=True,
+    illegal_play_loses_match=True,
+)
+
+MANILLE = Profile(
+    name="manille",
+    ranks=("10", "A", "K", "Q", "J", "9", "8", "7"),
+    points=(5, 4, 3, 2, 1, 0, 0, 0),
+    trick_bonus=0,
+    clockwise=True,
+    protected_rank=None,
+    undertrump_ban=True,
+    no_trump_allowed=True,
+    cards_per_hand=8,
+    match_target=101,
+    capot_multiplier=2,
+    no_trump_multiplier=2,
+    tie_doubles_next=True,
+    slam_wins_match=False,
+    dealer_bonus=False,
+    packets=(3, 2, 3),
+    trump_from_dealer_card=False,
+    illegal_play_loses_match=False,
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (MALILLA, MANILLE)}
+
+
+def get_profile(name: str) -> Profile:
+    """The shipped profile called `name` (case-insensitive)."""
+    try:
+        return PROFILES[name.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(PROFILES)}") from None

@@ -1,0 +1,52 @@
+"""The bridge from a `Profile` to the core's rule flags, and the obligations' wording."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import _core
+from .cards import SUITS, card_name, cards_of
+from .profiles import Profile
+
+__all__ = ["core_rules", "trump_index", "explain", "NO_TRUMP_INDEX"]
+
+NO_TRUMP_INDEX = 4
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+
+
+@lru_cache(maxsize=None)
+def core_rules(profile: Profile, capot: bool = False) -> _core.Rules:
+    """The core's flags for `profile` (capot: rank a capot above a plain total)."""
+    strengths = tuple(reversed(profile.points))
+    protected = -1
+    if profile.protected_rank is not None:
+        protected = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
+    return _core.Rules(strengths, profile.trick_bonus, profile.step, protected,
+                       profile.undertrump_ban, capot and profile.capot_multiplier > 1)
+
+
+def trump_index(trump: str) -> int:
+    return NO_TRUMP_INDEX if trump == "NT" else SUITS.index(trump)
+
+
+def _alternatives(mask: int, profile: Profile) -> str:
+    names = [card_name(c, profile) for c in sorted(cards_of(mask), reverse=True)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def explain(reason: int, legal: int, winning: int, lead_suit: int, profile: Profile) -> str:
+    """Why only the cards of `legal` may be played, in words."""
+    cards = _alternatives(legal, profile)
+    win = card_name(winning, profile) if winning >= 0 else ""
+    if reason == _core.Reason.BEAT:
+        return f"must beat {win} with {cards}"
+    if reason == _core.Reason.FOLLOW:
+        return f"must follow {SUIT_NAMES[lead_suit]} with {cards}"
+    if reason == _core.Reason.TRUMP:
+        return f"must trump with {cards}"
+    if reason == _core.Reason.OVERTRUMP:
+        return f"must overtrump {win} with {cards}"
+    if reason == _core.Reason.NO_UNDERTRUMP:
+        return f"may not undertrump {win}; play {cards}"
+    if reason == _core.Reason.PROTECTED:
+        return f"may not discard the seven of a suit not yet led; play {cards}"
+    return f"may play {cards}"

@@ -1,0 +1,216 @@
+"""The public face of the search: `Solver`, `solve` and their `Solution`.
+
+>>> from solver import Position
+>>> p = Position.from_json({"game": "manille", "trump": "H",
+...     "hands": {"N": "10S", "E": "AS", "S": "KS", "W": "7H"}, "leader": "N", "trick": []})
+>>> s = solve(p)
+>>> s.value, s.values
+(0, {'10S': 0})
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from . import _core
+from .cards import card_name, sort_key
+from .position import Position, PositionError
+from .rules import core_rules
+from .scoring import SIDE_NAMES, side_score
+
+__all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "MODES", "OBJECTIVES",
+           "DEFAULT_MEMORY"]
+
+SearchStopped = _core.SearchStopped
+MODES = ("all", "optimal", "best", "target")
+OBJECTIVES = ("points", "score")
+DEFAULT_MEMORY = 256 * 1024 * 1024
+"""Bytes of transposition table per solver: a whole Malilla deal fills a few MB,
+so this keeps many deals' positions on a 24 GiB machine with room for one
+solver per core (server workers, batch workers) and the analysis jobs."""
+
+
+@dataclass(frozen=True)
+class CardValue:
+    """One legal card: the value for the side to move after it, and what it loses."""
+
+    card: str
+    value: int
+    margin: int
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The result of a search, from the side to move's point of view.
+
+    `value` is in the objective's unit: points from the remaining play (the
+    trick in progress included), or the signed deal score. In "target" mode
+    `reached` answers the question and `cards` holds the card that does it.
+    """
+
+    value: int | None
+    side: str
+    cards: tuple[CardValue, ...]
+    groups: tuple[tuple[str, ...], ...]
+    line: tuple[str, ...]
+    nodes: int
+    mode: str
+    objective: str
+    target: int | None = None
+    reached: bool | None = None
+
+    @property
+    def values(self) -> dict[str, int]:
+        return {cv.card: cv.value for cv in self.cards}
+
+    @property
+    def best(self) -> list[str]:
+        """The optimal cards among those scored (or the card that reaches the target)."""
+        return [cv.card for cv in self.cards if cv.margin == 0]
+
+    def to_json(self) -> dict[str, Any]:
+        if self.mode == "target":
+            return {"target": self.target, "reached": self.reached,
+                    "card": self.cards[0].card if self.cards else None, "nodes": self.nodes}
+        return {"value": self.value, "values": self.values, "best": self.best, "line": list(self.line),
+                "nodes": self.nodes, "equivalent": [list(g) for g in self.groups if len(g) > 1]}
+
+
+class Solver:
+    """A double-dummy solver with its own transposition table.
+
+    Keep one per thread: the search runs without the GIL, so solvers in two
+    threads use two cores. Positions of one deal share the table's bounds.
+    """
+
+    def __init__(self, memory: int = DEFAULT_MEMORY) -> None:
+        if memory < 1 << 16:
+            raise ValueError(f"memory: {memory} bytes is too small for a table (at least 65536)")
+        self._core = _core.Core(memory)
+
+    @property
+    def memory(self) -> int:
+        """Bytes held by the table."""
+        return self._core.memory
+
+    def clear(self) -> None:
+        """Empty the transposition table."""
+        self._core.clear()
+
+    def cancel(self) -> None:
+        """Stop the search running in another thread; it raises `SearchStopped`."""
+        self._core.cancel()
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution:
+        """Solve `position` with all hands open.
+
+        mode: "all" scores every legal card (default), "optimal" finds the value
+        and every optimal card, "best" the value and one optimal card, "target"
+        answers whether the side to move can reach `target`.
+        objective: "points" (default) or "score", the signed deal score, where a
+        capot outranks a plain win; it needs the deal's history.
+        """
+        if mode not in MODES:
+            raise ValueError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
+        if (mode == "target") != (target is not None):
+            raise ValueError("target: give a target exactly when mode is 'target'")
+        position.check_sizes()
+        if position.is_over:
+            raise PositionError("hands", "the deal is over: nothing is left to play")
+        if objective == "score" and position.history is None:
+            raise PositionError("history", "the deal-score objective needs the completed tricks "
+                                "(or a position at the start of the deal)")
+        capot = objective == "score"
+        rules = core_rules(position.profile, capot)
+        hands, trump, leader, trick, led, won = position.core_state()
+        signature = (position.profile, trump, capot)
+        goal = 0
+        if mode == "target":
+            goal = self._target_points(position, target, capot)
+        value, scored, line, nodes, total = self._core.solve(
+            rules, signature, hands, trump, leader, trick, led, won, mode, goal, timeout or 0.0)
+        return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
+
+    def _target_points(self, position: Position, target: int, capot: bool) -> int:
+        """The target in the core's unit (points, a capot one above the total)."""
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise ValueError(f"target: {target!r} is not a whole number")
+        if not capot:
+            return target
+        # the smallest point total of the remaining play whose deal score reaches `target`
+        mover = position.to_move & 1
+        won = position.points_won()[mover]
+        total = position.profile.total_points - sum(position.points_won())
+        for p in range(-1, total + 2):
+            if self._score(position, p, total, won) >= target:
+                return p
+        return total + 2
+
+    def _score(self, position: Position, v: int, total: int, won: int) -> int:
+        """Deal score of the side to move from its core value `v` of the remaining play."""
+        capot = v in (-1, total + 1)
+        points = won + min(max(v, 0), total)
+        return side_score(position.profile, points, capot, position.trump)
+
+    def _solution(self, position: Position, mode: str, objective: str, target: int | None, value: int,
+                  scored: list[tuple[int, int]], line: list[int], nodes: int, total: int) -> Solution:
+        profile = position.profile
+        ns = position.to_move % 2 == 0
+        legal, _, _ = position.legal_mask()
+        present = sum(position.hands) | sum(1 << c for c in position.trick)
+        groups = _core.equivalence_groups(core_rules(profile), legal, present)
+        members = {g[0]: g for g in groups}
+
+        def mover(v: int) -> int:
+            v = v if ns else total - v
+            if objective == "score":
+                return self._score(position, v, total, position.points_won()[position.to_move & 1])
+            return v
+
+        cards: list[tuple[int, int]] = []
+        if mode == "target":
+            cards = [(c, 0) for c, ok in scored if ok]
+            best_value = None
+        elif mode == "all":
+            best_value = mover(value)
+            cards = [(m, mover(v)) for c, v in scored for m in members[c]]
+        else:
+            best_value = mover(value)
+            cards = [(m, best_value) for c, ok in scored if ok for m in members[c]]
+            if mode == "best":
+                cards = cards[:1]
+        cards.sort(key=lambda cv: (-cv[1], sort_key(cv[0])))
+        top = best_value if best_value is not None else 0
+        return Solution(
+            value=best_value,
+            side=SIDE_NAMES[position.to_move & 1],
+            cards=tuple(CardValue(card_name(c, profile), v, top - v) for c, v in cards),
+            groups=tuple(tuple(card_name(c, profile) for c in g) for g in groups),
+            line=tuple(card_name(c, profile) for c in line),
+            nodes=nodes,
+            mode=mode,
+            objective=objective,
+            target=target,
+            reached=bool(value) if mode == "target" else None,
+        )
+
+
+_local = threading.local()
+
+
+def default_solver() -> Solver:
+    """This thread's shared solver."""
+    solver = getattr(_local, "solver", None)
+    if solver is None:
+        solver = _local.solver = Solver()
+    return solver
+
+
+def solve(position: Position, mode: str = "all", objective: str = "points", target: int | None = None,
+          timeout: float | None = None) -> Solution:
+    """Solve `position` with this thread's shared `Solver` (see `Solver.solve`)."""
+    return default_solver().solve(position, mode, objective, target, timeout)
