@@ -24,6 +24,9 @@ cdef struct RuleFlags:
     uint64_t protected      # the protected rank in every suit (bit mask)
     int undertrump_ban
     int capot               # deal-score objective: a capot ranks one above the plain total
+    int nlow                # ranks at the bottom of every suit that are worth nothing
+    uint64_t by_points[8]   # the cards worth 0, 1, ... points
+    int npoint_classes
 
 cdef struct State:
     uint64_t hands[4]       # seat N=0 E=1 S=2 W=3
@@ -44,7 +47,7 @@ cdef struct Undo:
 
 cdef struct Entry:
     uint64_t h[4]
-    uint32_t meta
+    uint32_t meta           # leader, relevant led suits, tricks won, generation << 8
     int8_t lo
     int8_t hi
     uint8_t best
@@ -54,12 +57,15 @@ cdef struct Table:
     Entry* entries
     uint64_t nbuckets       # power of two
     uint64_t used
+    uint32_t generation     # entries of older generations count as empty
 
 cdef struct Ctx:
     RuleFlags rules
     State st
     Table tt
     long long nodes
+    long long boundary_nodes   # nodes at trick boundaries
+    long long table_cutoffs    # boundary nodes answered by the table
     long long deadline_ns   # 0: none
     volatile int stop
     int stopped

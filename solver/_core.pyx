@@ -204,7 +204,7 @@ cdef inline void tt_store(Table* t, const uint64_t* h, uint32_t meta, uint64_t h
     if e == NULL:
         e = &b[0]
         for i in range(BUCKET):
-            if b[i].depth == 0:
+            if b[i].depth == 0 or (b[i].meta >> 8) != t.generation:
                 e = &b[i]
                 t.used += 1
                 break
@@ -330,7 +330,153 @@ cdef inline uint32_t table_meta(const Ctx* X, uint64_t all_cards) noexcept nogil
     for s in range(4):
         if s != st.trump and live & suit_bits(s):
             relevant |= 1 << s
-    return <uint32_t>(st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6))
+    return <uint32_t>(st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6)
+                      | (X.tt.generation << 8))
+
+
+cdef inline void canonical_hands(const Ctx* X, uint64_t all_cards, uint64_t* out) noexcept nogil:
+    """The hands with each suit's worthless low cards moved up to close the
+    gaps left by played ones: positions that differ only in which low cards
+    are gone play the same, so they share one table key."""
+    cdef int nlow = X.rules.nlow, s, i, b, slot, k
+    cdef uint64_t lowm = (<uint64_t>1 << nlow) - 1, u, c
+    for i in range(4):
+        out[i] = X.st.hands[i]
+    for s in range(4):
+        u = (all_cards >> (16 * s)) & lowm
+        k = popcount64(u)
+        if k == 0 or (u >> (nlow - k)) == (<uint64_t>1 << k) - 1:
+            continue
+        for i in range(4):
+            out[i] &= ~(lowm << (16 * s))
+        slot = nlow - 1
+        for b in range(nlow - 1, -1, -1):
+            if (u >> b) & 1:
+                c = bit(16 * s + b)
+                for i in range(4):
+                    if X.st.hands[i] & c:
+                        out[i] |= bit(16 * s + slot)
+                        break
+                slot -= 1
+
+
+cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
+    """c's id in the canonical hands."""
+    cdef uint64_t lows = all_cards & ((((<uint64_t>1) << X.rules.nlow) - 1) << (c & ~15))
+    if (c & 15) >= X.rules.nlow:
+        return c
+    return (c & ~15) + X.rules.nlow - 1 - popcount64(lows & above(c))
+
+
+cdef inline int actual_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
+    """The card whose canonical id is c."""
+    cdef int k
+    cdef uint64_t lows
+    if (c & 15) >= X.rules.nlow:
+        return c
+    k = X.rules.nlow - 1 - (c & 15)       # how many present low cards are above it
+    lows = all_cards & ((((<uint64_t>1) << X.rules.nlow) - 1) << (c & ~15))
+    while lows:
+        c = highest(lows)
+        if k == 0:
+            return c
+        lows &= ~bit(c)
+        k -= 1
+    return -1
+
+
+cdef inline void sure_points(const Ctx* X, uint64_t all_cards, int* ns, int* ew) noexcept nogil:
+    """Points a side cannot fail to take: its trumps above every rival trump,
+    each winning a trick (a player's masters fall in different tricks)."""
+    cdef uint64_t t
+    cdef int c, side = -1, pts = 0, holder, i, tricks = 0
+    cdef int count[4]
+    ns[0] = 0
+    ew[0] = 0
+    if X.st.trump == NO_TRUMP:
+        return
+    t = all_cards & suit_bits(X.st.trump)
+    count[0] = count[1] = count[2] = count[3] = 0
+    while t:
+        c = highest(t)
+        holder = 0
+        for i in range(4):
+            if (X.st.hands[i] >> c) & 1:
+                holder = i
+        if side < 0:
+            side = holder & 1
+        elif (holder & 1) != side:
+            break
+        pts += X.rules.pts[c]
+        count[holder] += 1
+        if count[holder] > tricks:
+            tricks = count[holder]
+        t &= ~bit(c)
+    if side < 0:
+        return
+    pts += X.rules.trick_bonus * tricks
+    if side == 0:
+        ns[0] = pts
+    else:
+        ew[0] = pts
+
+
+cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogil:
+    """Points of the k cheapest cards of a hand."""
+    cdef int p, m, total = 0
+    for p in range(r.npoint_classes):
+        if k <= 0:
+            break
+        m = popcount64(hand & r.by_points[p])
+        if m > k:
+            m = k
+        total += m * p
+        k -= m
+    return total
+
+
+cdef inline int cash_points(const Ctx* X, uint64_t all_cards) noexcept nogil:
+    """Points the side on lead cannot fail to take: the leader cashes his
+    top cards of each suit for as long as no rival can ruff them, keeping the
+    lead; every other player adds at least his cheapest cards."""
+    cdef const State* st = &X.st
+    cdef const RuleFlags* r = &X.rules
+    cdef int L = st.leader, s, k, safe, m, o, c, total = 0, tricks = 0
+    cdef uint64_t hand = st.hands[L], rest, trumps, partner
+    for s in range(4):
+        if not hand & suit_bits(s):
+            continue
+        safe = 16
+        if s != st.trump and st.trump != NO_TRUMP:
+            trumps = suit_bits(st.trump)
+            for o in range(1, 4, 2):
+                if st.hands[(L + o) & 3] & trumps:
+                    m = popcount64(st.hands[(L + o) & 3] & suit_bits(s))
+                    if m < safe:
+                        safe = m
+        rest = all_cards & suit_bits(s)
+        k = 0
+        while rest and k < safe:
+            c = highest(rest)
+            if not (hand >> c) & 1:
+                break
+            total += r.pts[c]
+            k += 1
+            rest &= ~bit(c)
+        tricks += k
+    if tricks == 0:
+        return 0
+    if st.trump != NO_TRUMP:
+        # a partner with trumps must keep a non-trump card he may play for
+        # every round, or he could be forced to ruff and take the lead away
+        trumps = suit_bits(st.trump)
+        partner = st.hands[(L + 2) & 3]
+        if partner & trumps and popcount64(partner & ~trumps & ~r.protected) < tricks:
+            return 0
+    total += tricks * r.trick_bonus
+    for o in range(1, 4):
+        total += cheapest(r, st.hands[(L + o) & 3], tricks)
+    return total
 
 
 cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
@@ -340,7 +486,8 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
     cdef uint64_t present, moves, hash = 0
     cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
-    cdef int lo_b, hi_b, a0, b0, depth, maximize
+    cdef int lo_b, hi_b, a0, b0, depth, maximize, total, ew_sure, cash
+    cdef uint64_t key[4]
     cdef uint32_t meta = 0
     cdef Entry* e
     cdef Undo u
@@ -357,30 +504,38 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         return 0
 
     if st.ntrick == 0:
-        hi_b = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
-        lo_b = 0
+        X.boundary_nodes += 1
+        total = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
+        sure_points(X, all_cards, &lo_b, &ew_sure)
+        cash = cash_points(X, all_cards)
+        if st.leader & 1:
+            if cash > ew_sure:
+                ew_sure = cash
+        elif cash > lo_b:
+            lo_b = cash
+        hi_b = total - ew_sure
         if r.capot:
-            if not (st.won & 1):
+            if not (st.won & 1) and lo_b == 0:
                 lo_b = -1
-            if not (st.won & 2):
+            if not (st.won & 2) and ew_sure == 0:
                 hi_b += 1
         if lo_b >= beta:
             return lo_b
         if hi_b <= alpha:
             return hi_b
         meta = table_meta(X, all_cards)
-        hash = mix(st.hands, meta)
-        e = tt_find(&X.tt, st.hands, meta, hash)
+        canonical_hands(X, all_cards, key)
+        hash = mix(key, meta)
+        e = tt_find(&X.tt, key, meta, hash)
         if e != NULL:
             if e.lo > lo_b:
                 lo_b = e.lo
             if e.hi < hi_b:
                 hi_b = e.hi
-            if lo_b >= beta or lo_b == hi_b:
-                return lo_b
-            if hi_b <= alpha:
-                return hi_b
-            hint = e.best
+            if lo_b >= beta or lo_b == hi_b or hi_b <= alpha:
+                X.table_cutoffs += 1
+                return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
+            hint = actual_card(X, all_cards, e.best)
         if lo_b > alpha:
             alpha = lo_b
         if hi_b < beta:
@@ -421,12 +576,13 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
             break
 
     if st.ntrick == 0 and not X.stopped:
+        best_card = canonical_card(X, all_cards, best_card)
         if best <= a0:
-            tt_store(&X.tt, st.hands, meta, hash, depth, lo_b, best, best_card)
+            tt_store(&X.tt, key, meta, hash, depth, lo_b, best, best_card)
         elif best >= b0:
-            tt_store(&X.tt, st.hands, meta, hash, depth, best, hi_b, best_card)
+            tt_store(&X.tt, key, meta, hash, depth, best, hi_b, best_card)
         else:
-            tt_store(&X.tt, st.hands, meta, hash, depth, best, best, best_card)
+            tt_store(&X.tt, key, meta, hash, depth, best, best, best_card)
     return best
 
 
@@ -494,6 +650,15 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
             r.protected |= bit(s * 16 + protected_strength)
     r.undertrump_ban = undertrump_ban
     r.capot = capot
+    r.nlow = 0
+    while r.nlow < n and points_by_strength[r.nlow] == 0:
+        r.nlow += 1
+    r.npoint_classes = max(points_by_strength) + 1
+    if r.npoint_classes > 8:
+        raise ValueError("card points above 7 are not supported")
+    for s in range(4):
+        for k in range(n):
+            r.by_points[points_by_strength[k]] |= bit(s * 16 + k)
 
 
 cdef class Rules:
@@ -629,9 +794,9 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
         guess = out.total // 2
         for i in range(out.n):
             out.vals[i] = child_value(X, out.cards[i], guess, lo_b, hi_b)
-            guess = out.vals[i]
-            if i == 0 or (maximize and guess > out.value) or (not maximize and guess < out.value):
-                out.value = guess
+            if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
+                out.value = out.vals[i]
+            guess = out.value
     else:
         out.value = mtdf(X, out.total // 2, lo_b, hi_b)
         for i in range(out.n):
@@ -666,6 +831,7 @@ cdef class Core:
             self.X = NULL
             raise MemoryError(f"cannot allocate a {memory}-byte table")
         self.X.tt.nbuckets = nb
+        self.X.tt.generation = 1
         self.memory = nb * BUCKET * ENTRY_BYTES
         self.signature = None
 
@@ -675,14 +841,23 @@ cdef class Core:
             free(self.X)
 
     def clear(self):
-        """Forget every stored bound and killer move."""
-        memset(self.X.tt.entries, 0, self.X.tt.nbuckets * BUCKET * ENTRY_BYTES)
+        """Forget every stored bound and killer move (in constant time)."""
+        self.X.tt.generation += 1
+        if self.X.tt.generation >= (1 << 24):
+            memset(self.X.tt.entries, 0, self.X.tt.nbuckets * BUCKET * ENTRY_BYTES)
+            self.X.tt.generation = 1
         memset(self.X.killers, 0, sizeof(self.X.killers))
         self.X.tt.used = 0
 
     def cancel(self):
         """Ask a search running in another thread to stop soon."""
         self.X.stop = 1
+
+    @property
+    def stats(self):
+        """Counters since the table was made: nodes, trick-boundary nodes, table cutoffs."""
+        return {"nodes": self.X.nodes, "boundary_nodes": self.X.boundary_nodes,
+                "table_cutoffs": self.X.table_cutoffs, "entries_used": self.X.tt.used}
 
     @property
     def entries_used(self):

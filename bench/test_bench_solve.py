@@ -1,0 +1,132 @@
+"""Solver speed and memory: `python -m pytest bench` (pytest-benchmark).
+
+Each benchmark solves a fixed set of whole deals (random deals from a fixed
+seed plus the shared vectors' full deals) at the first lead and records, in
+`extra_info`, the per-deal median and 95th percentile, nodes per deal and
+nodes per second. The benchmark's own figures time the whole set.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from solver import Position, get_profile
+from solver.deal import deal
+from solver.solve import Solver
+
+VECTORS = Path(__file__).resolve().parents[1] / ".." / "shared" / "vectors"
+SEED = 20261129
+RANDOM_DEALS = 40
+
+
+def deals_of(game: str) -> list[Position]:
+    profile = get_profile(game)
+    positions = [Position.from_json(deal(profile, seed=SEED + i, dealer=i % 4).to_position_json())
+                 for i in range(RANDOM_DEALS)]
+    for line in (VECTORS / "full.jsonl").read_text().splitlines():
+        obj = json.loads(line)
+        if obj["game"] == game:
+            positions.append(Position.from_json(obj))
+    return positions
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def solve_all(solver: Solver, positions: list[Position], mode: str) -> tuple[list[float], list[int]]:
+    """Per-deal seconds and nodes, each deal from an empty table."""
+    seconds, nodes = [], []
+    for p in positions:
+        solver.clear()
+        start = time.perf_counter()
+        nodes.append(solver.solve(p, mode=mode).nodes)
+        seconds.append(time.perf_counter() - start)
+    return seconds, nodes
+
+
+@pytest.mark.parametrize("game,mode", [("malilla", "all"), ("malilla", "best"),
+                                       ("manille", "all"), ("manille", "best")])
+def test_full_deals(benchmark, game: str, mode: str) -> None:
+    positions = deals_of(game)
+    solver = Solver()
+    runs: list[tuple[list[float], list[int]]] = []
+
+    def run() -> None:
+        runs.append(solve_all(solver, positions, mode))
+
+    benchmark.pedantic(run, rounds=2, iterations=1, warmup_rounds=0)
+    seconds = [min(r[0][i] for r in runs) for i in range(len(positions))]
+    nodes = runs[-1][1]
+    benchmark.extra_info.update({
+        "deals": len(positions),
+        "median_ms": round(statistics.median(seconds) * 1000, 2),
+        "p95_ms": round(percentile(seconds, 0.95) * 1000, 2),
+        "max_ms": round(max(seconds) * 1000, 2),
+        "median_nodes": statistics.median(nodes),
+        "p95_nodes": percentile(nodes, 0.95),
+        "nodes_per_second": round(sum(nodes) / sum(seconds)),
+    })
+    assert all(n > 0 for n in nodes)
+
+
+def test_two_threads(benchmark) -> None:
+    """Throughput of two solvers in two threads against one."""
+    positions = deals_of("malilla")[:16]
+    solvers = [Solver(), Solver()]
+
+    def one_thread() -> float:
+        start = time.perf_counter()
+        solve_all(solvers[0], positions, "all")
+        return time.perf_counter() - start
+
+    def two_threads() -> float:
+        halves = [positions[0::2], positions[1::2]]
+        start = time.perf_counter()
+        threads = [threading.Thread(target=solve_all, args=(s, h, "all")) for s, h in zip(solvers, halves)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return time.perf_counter() - start
+
+    single = min(one_thread() for _ in range(2))
+    double = benchmark.pedantic(two_threads, rounds=2, iterations=1)
+    double = min(benchmark.stats.stats.data)
+    benchmark.extra_info["speedup"] = round(single / double, 2)
+    assert single > 0 and double > 0
+
+
+MEMORY_PROBE = """
+import resource, sys
+sys.path[:0] = [{root!r}, {bench!r}]
+from test_bench_solve import deals_of, solve_all
+from solver.solve import Solver
+solver = Solver({memory})
+solve_all(solver, deals_of("malilla") + deals_of("manille"), "all")
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def test_peak_memory(benchmark) -> None:
+    """Peak resident memory of a fresh process solving every deal stays under
+    the table bound plus 100 MB."""
+    memory = 256 * 1024 * 1024
+    code = MEMORY_PROBE.format(root=str(Path(__file__).resolve().parents[1]),
+                               bench=str(Path(__file__).resolve().parent), memory=memory)
+
+    def probe() -> int:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        return int(out.stdout.split()[-1])
+
+    peak = benchmark.pedantic(probe, rounds=1, iterations=1)
+    benchmark.extra_info.update({"peak_rss_mb": round(peak / 2**20), "table_mb": memory // 2**20})
+    assert peak < memory + 100 * 2**20
