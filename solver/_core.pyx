@@ -252,11 +252,99 @@ cdef inline int group_head(const RuleFlags* r, uint64_t moves, uint64_t present,
         c = n
 
 
-cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int* out) noexcept nogil:
-    """Representative moves, best-looking first."""
+cdef int trick_sides(Ctx* X) noexcept nogil:
+    """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
+    over every way the players still to play may finish it."""
+    cdef State* st = &X.st
+    cdef int seat, reason, winning, c, d, i, sides = 0
+    cdef uint64_t moves, present, rest, below
+    if st.ntrick == 4:
+        return 1 << (((st.leader + winner_index(st.trick, 4, st.trump) * X.rules.step) & 3) & 1)
+    seat = to_move(&X.rules, st)
+    moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    present = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    for i in range(st.ntrick):
+        present |= bit(st.trick[i])
+    rest = moves
+    while rest and sides != 3:
+        c = highest(rest)
+        rest &= ~bit(c)
+        d = c
+        while True:                     # connected cards decide the winner alike
+            below = present & suit_bits(d >> 4) & (bit(d) - 1)
+            if below == 0 or not (rest >> highest(below)) & 1:
+                break
+            d = highest(below)
+            rest &= ~bit(d)
+        st.hands[seat] &= ~bit(c)
+        st.trick[st.ntrick] = c
+        st.ntrick += 1
+        sides |= trick_sides(X)
+        st.ntrick -= 1
+        st.hands[seat] |= bit(c)
+    return sides
+
+
+cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat) noexcept nogil:
+    """Equivalent-card representatives, further reduced: of cards connected
+    in rank (no card in play between them) but unequal in points, only the
+    richest is searched when the trick surely goes to the mover's side and
+    only the poorest when it surely goes to the rivals. Swapping two such
+    cards between now and later changes nothing but where their points go,
+    so the choice dominates. Protected cards are left alone (their legality
+    differs)."""
+    cdef const RuleFlags* r = &X.rules
+    cdef State* st = &X.st
+    cdef uint64_t out = 0, rest = moves, group, below, unprotected
+    cdef int c, top, low, sides, led_before, s
+    unprotected = ~r.protected
+    if st.trump != NO_TRUMP:
+        unprotected |= suit_bits(st.trump)
+    for s in range(4):
+        if (st.led >> s) & 1:
+            unprotected |= suit_bits(s)
+    while rest:
+        top = highest(rest)
+        group = bit(top)
+        c = top
+        while True:
+            below = present & suit_bits(c >> 4) & (bit(c) - 1)
+            if below == 0 or not (rest >> highest(below)) & 1:
+                break
+            c = highest(below)
+            group |= bit(c)
+        rest &= ~group
+        low = c
+        if group == bit(top) or r.pts[top] == r.pts[low] or (group & ~unprotected):
+            out |= representatives(r, group, present)
+            continue
+        led_before = st.led
+        st.hands[seat] &= ~bit(top)
+        if st.ntrick == 0:
+            st.led |= 1 << (top >> 4)
+        st.trick[st.ntrick] = top
+        st.ntrick += 1
+        sides = trick_sides(X)
+        st.ntrick -= 1
+        st.hands[seat] |= bit(top)
+        st.led = led_before
+        if sides == 1 << (seat & 1):
+            out |= bit(top)
+        elif sides == 1 << ((seat & 1) ^ 1):
+            out |= bit(low)
+        else:
+            out |= representatives(r, group, present)
+    return out
+
+
+cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
+                     int* out) noexcept nogil:
+    """The moves worth searching, best-looking first: one of each run of
+    equivalent cards, and with `reduce` only the dominant card of a run of
+    connected cards when the trick's winning side is already settled."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
-    cdef uint64_t reps = representatives(r, moves, present)
+    cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
     cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, depth, tmp
     cdef uint64_t rest = reps
@@ -549,7 +637,7 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     present = all_cards
     for i in range(st.ntrick):
         present |= bit(st.trick[i])
-    n = order_moves(X, moves, present, seat, hint, order)
+    n = order_moves(X, moves, present, seat, hint, 1, order)
     depth = popcount64(all_cards)
     best = -INF if maximize else INF
     for i in range(n):
@@ -746,7 +834,7 @@ cdef int root_moves(Ctx* X, int* order) noexcept nogil:
     cdef uint64_t present = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
     for i in range(X.st.ntrick):
         present |= bit(X.st.trick[i])
-    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), present, seat, -1, order)
+    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), present, seat, -1, 0, order)
 
 
 cdef void principal_line(Ctx* X, int value, RootResult* out) noexcept nogil:
