@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,9 @@ from solver import cards
 from solver.deal import Deal, check_seat, deal, next_dealer, parse_trump, trump_choices
 from solver.profiles import MALILLA, MANILLE
 
+from conftest import load_vectors
+
 PROFILES = [MALILLA, MANILLE]
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
 N, E, S, W = range(4)
 
 
@@ -197,11 +197,9 @@ class TestPositionJson:
         pos = deal(MANILLE, 1).to_position_json()
         assert json.loads(json.dumps(pos)) == pos
 
-    @pytest.mark.skipif(not (VECTORS / "full.jsonl").exists(), reason="shared vectors not present")
     @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
     def test_same_keys_as_vectors(self, profile):
-        with open(VECTORS / "full.jsonl") as f:
-            vector = next(json.loads(line) for line in f if json.loads(line)["game"] == profile.name)
+        vector = next(v for v in load_vectors("full") if v["game"] == profile.name)
         ours = deal(profile, 0).to_position_json()
         assert set(ours) - {"dealer"} == set(vector) - {"values"}
 

@@ -1,0 +1,219 @@
+"""The solver object: the deal-score objective, threads, cancellation, the table."""
+from __future__ import annotations
+
+import random
+import threading
+from functools import lru_cache
+
+import pytest
+
+from solver import MANILLE, MALILLA, Position, PositionError
+from solver.deal import deal
+from solver.scoring import side_score
+from solver.solve import SearchStopped, Solver, solve
+
+
+def played_out(profile, seed: int, tricks: int) -> Position:
+    """A deal from `seed` after `tricks` tricks of random legal play (history known)."""
+    rng = random.Random(seed)
+    position = Position.from_json(deal(profile, seed).to_position_json())
+    for _ in range(4 * tricks):
+        position = position.play(rng.choice(position.legal_moves()))
+    return position
+
+
+def brute_score(position: Position) -> int:
+    """Signed deal score of the side to move under perfect play, by plain minimax."""
+    profile = position.profile
+
+    @lru_cache(maxsize=None)
+    def value(p: Position) -> int:
+        if p.is_over:
+            points, tricks = p.points_won(), p.tricks_won()
+            winner = 0 if points[0] > profile.half else 1
+            capot = tricks[winner] == profile.tricks
+            return side_score(profile, points[0], capot, p.trump)  # N-S's signed score
+        scores = [value(p.play(c)) for c in p.legal_moves()]
+        return max(scores) if p.to_move % 2 == 0 else min(scores)
+
+    v = value(position)
+    return v if position.to_move % 2 == 0 else -v
+
+
+def capot_candidates(count: int) -> list[Position]:
+    """Manille positions two tricks from the end where one side has taken every trick."""
+    found = []
+    seed = 0
+    while len(found) < count:
+        p = played_out(MANILLE, seed, 6)
+        if 0 in p.tricks_won():
+            found.append(p)
+        seed += 1
+    return found
+
+
+class TestScoreObjective:
+    @pytest.mark.parametrize("seed", range(12))
+    def test_matches_brute_force(self, seed: int) -> None:
+        position = played_out(MANILLE, seed, 5)
+        solution = Solver().solve(position, objective="score")
+        assert solution.value == brute_score(position)
+        for card, v in solution.values.items():
+            assert v == brute_score(position.play(card)) * (1 if position.play(card).to_move % 2 == position.to_move % 2 else -1)
+
+    def test_capot_outranks_plain_win(self) -> None:
+        for position in capot_candidates(6):
+            solution = Solver().solve(position, objective="score")
+            assert solution.value == brute_score(position)
+
+    def test_malilla_score_is_the_excess(self) -> None:
+        position = played_out(MALILLA, 3, 6)
+        points = Solver().solve(position)
+        score = Solver().solve(position, objective="score")
+        won = position.points_won()[position.to_move % 2]
+        assert score.value == won + points.value - MALILLA.half
+
+    def test_needs_history(self) -> None:
+        position = played_out(MANILLE, 1, 3)
+        bare = Position.from_json({k: v for k, v in position.to_json().items() if k != "history"})
+        with pytest.raises(PositionError) as e:
+            Solver().solve(bare, objective="score")
+        assert e.value.field == "history"
+
+    def test_target_in_score_units(self) -> None:
+        position = played_out(MANILLE, 7, 5)
+        best = Solver().solve(position, objective="score").value
+        solver = Solver()
+        assert solver.solve(position, mode="target", target=best, objective="score").reached
+        assert not solver.solve(position, mode="target", target=best + 1, objective="score").reached
+
+
+class TestThreads:
+    def test_search_releases_the_gil(self) -> None:
+        """While a long search runs in a thread, Python code keeps running here."""
+        position = Position.from_json(deal(MALILLA, 11).to_position_json())
+        done = threading.Event()
+        result = []
+
+        def work() -> None:
+            result.append(Solver().solve(position))
+            done.set()
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        spins = 0
+        while not done.is_set():
+            spins += 1
+        thread.join()
+        assert result and result[0].value is not None
+        assert spins > 1000
+
+    def test_two_threads_give_the_same_answers(self) -> None:
+        positions = [Position.from_json(deal(MANILLE, s).to_position_json()) for s in range(6)]
+        expected = [Solver().solve(p).values for p in positions]
+        got: dict[int, dict] = {}
+
+        def work(indices: list[int]) -> None:
+            solver = Solver()
+            for i in indices:
+                got[i] = solver.solve(positions[i]).values
+
+        threads = [threading.Thread(target=work, args=(list(range(k, 6, 2)),)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [got[i] for i in range(6)] == expected
+
+
+class TestStopping:
+    def test_timeout_raises(self) -> None:
+        position = Position.from_json(deal(MALILLA, 5).to_position_json())
+        with pytest.raises(SearchStopped):
+            Solver().solve(position, timeout=1e-6)
+
+    def test_cancel_from_another_thread(self) -> None:
+        position = Position.from_json(deal(MALILLA, 2).to_position_json())
+        solver = Solver()
+        errors = []
+
+        def work() -> None:
+            try:
+                solver.solve(position)
+                solver.clear()
+                solver.solve(position)
+            except SearchStopped as e:
+                errors.append(e)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        solver.cancel()
+        thread.join()
+        # cancel either caught the search or came before it began; a later solve works
+        assert len(errors) <= 1
+        assert solver.solve(position).value == Solver().solve(position).value
+
+    def test_solver_usable_after_timeout(self) -> None:
+        position = Position.from_json(deal(MANILLE, 9).to_position_json())
+        solver = Solver()
+        with pytest.raises(SearchStopped):
+            solver.solve(position, timeout=1e-6)
+        assert solver.solve(position).values == Solver().solve(position).values
+
+
+class TestTable:
+    def test_reuse_across_positions_of_a_deal(self) -> None:
+        position = Position.from_json(deal(MALILLA, 4).to_position_json())
+        solver = Solver()
+        first = solver.solve(position)
+        after = position.play(first.line[0])
+        warm = solver.solve(after)
+        cold = Solver().solve(after)
+        assert warm.values == cold.values
+        assert warm.nodes < cold.nodes
+
+    def test_clear_forgets(self) -> None:
+        position = Position.from_json(deal(MANILLE, 4).to_position_json())
+        solver = Solver()
+        cold = solver.solve(position).nodes
+        warm = solver.solve(position).nodes
+        solver.clear()
+        again = solver.solve(position).nodes
+        assert warm < cold and again == cold
+
+    def test_memory_bound(self) -> None:
+        assert Solver(1 << 20).memory <= 1 << 20
+        with pytest.raises(ValueError, match="memory"):
+            Solver(100)
+
+    def test_default_solve_function(self) -> None:
+        position = Position.from_json(deal(MANILLE, 8).to_position_json())
+        assert solve(position).values == Solver().solve(position).values
+
+
+class TestSolution:
+    def test_margins_and_groups(self) -> None:
+        position = Position.from_json(deal(MALILLA, 21).to_position_json())
+        s = Solver().solve(position)
+        assert s.value == max(s.values.values())
+        assert all(cv.margin == s.value - cv.value for cv in s.cards)
+        assert set(s.values) == set(position.legal_moves())
+        for group in s.groups:
+            assert len({s.values[c] for c in group}) == 1
+        assert sorted(c for g in s.groups for c in g) == sorted(position.legal_moves())
+
+    def test_line_reaches_the_value(self) -> None:
+        position = Position.from_json(deal(MANILLE, 30).to_position_json())
+        s = Solver().solve(position, mode="best")
+        p = position
+        for card in s.line:
+            p = p.play(card)
+        assert p.is_over
+        assert p.points_won()[position.to_move % 2] == s.value
+
+    @pytest.mark.parametrize("bad", [{"mode": "fast"}, {"objective": "tricks"}, {"mode": "target"},
+                                     {"target": 3}])
+    def test_bad_options(self, bad: dict) -> None:
+        position = Position.from_json(deal(MANILLE, 1).to_position_json())
+        with pytest.raises(ValueError):
+            Solver().solve(position, **bad)
