@@ -256,12 +256,24 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
     over every way the players still to play may finish it."""
     cdef State* st = &X.st
-    cdef int seat, reason, winning, c, d, i, sides = 0
+    cdef int seat, reason, winning, c, d, i, w, sides = 0
     cdef uint64_t moves, present, rest, below
     if st.ntrick == 4:
         return 1 << (((st.leader + winner_index(st.trick, 4, st.trump) * X.rules.step) & 3) & 1)
     seat = to_move(&X.rules, st)
     moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    if st.ntrick == 3:
+        # the last player either takes the trick or leaves it where it is
+        w = winner_index(st.trick, 3, st.trump)
+        rest = moves & above(st.trick[w])
+        if st.trump != NO_TRUMP and (st.trick[w] >> 4) != st.trump:
+            rest |= moves & suit_bits(st.trump)
+        sides = 0
+        if rest:
+            sides = 1 << (seat & 1)
+        if moves & ~rest:
+            sides |= 1 << (((st.leader + w * X.rules.step) & 3) & 1)
+        return sides
     present = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
     for i in range(st.ntrick):
         present |= bit(st.trick[i])
@@ -675,19 +687,28 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
 
 
 cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
-    """Exact N-S value of the current state by null-window probes."""
-    cdef int g = guess, b
-    if g < lo:
-        g = lo
-    if g > hi:
-        g = hi
+    """Exact N-S value of the current state by null-window probes.
+
+    Like MTD(f), each probe's fail-soft answer narrows [lo, hi]; when probes
+    keep failing the same way the next one steps twice as far, so a poor
+    guess costs a few probes instead of one per point."""
+    cdef int b, v, step = 1, direction, last = 0
+    b = guess
     while lo < hi and not X.stopped:
-        b = g + 1 if g == lo else g
-        g = search(X, b - 1, b)
-        if g < b:
-            hi = g
+        if b <= lo:
+            b = lo + 1
+        if b > hi:
+            b = hi
+        v = search(X, b - 1, b)
+        if v >= b:
+            lo = v
+            direction = 1
         else:
-            lo = g
+            hi = v
+            direction = -1
+        step = step * 2 if direction == last else 1
+        last = direction
+        b = lo + step if direction > 0 else hi - step + 1
     return lo
 
 
