@@ -32,7 +32,7 @@ class CardError(ValueError):
 
 def parse_suit(text: str) -> int:
     """Suit index of ``S H D C`` (or a suit symbol), case-insensitive."""
-    s = _SYMBOLS.get(text, text.upper() if isinstance(text, str) else text)
+    s = _SYMBOLS.get(text, text.upper() if isinstance(text, str) and text.isascii() else text)
     if s not in SUITS:
         raise CardError(f"{text!r} is not a suit (S H D C)")
     return SUITS.index(s)
@@ -43,6 +43,8 @@ def parse_card(text: str, profile: Profile) -> int:
     if not isinstance(text, str) or len(text) < 2:
         raise CardError(f"{text!r} is not a card (rank then suit, like 7S)")
     rank, suit = text[:-1].upper(), text[-1]
+    if not rank.isascii():
+        raise CardError(f"{text!r} is not a card (rank then suit, like 7S)")
     try:
         s = parse_suit(suit)
     except CardError:
@@ -103,7 +105,7 @@ def cards_of(mask: int) -> list[int]:
 
 
 def parse_seat(text: str) -> int:
-    if not isinstance(text, str) or text.upper() not in SEATS:
+    if not isinstance(text, str) or not text.isascii() or text.upper() not in SEATS:
         raise CardError(f"{text!r} is not a seat (N E S W)")
     return SEATS.index(text.upper())
 

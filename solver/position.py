@@ -64,6 +64,7 @@ class Position:
     leader: int
     trick: tuple[int, ...] = ()
     led: int = 0
+    """Suits led so far (bit per suit), kept only where a rule reads it."""
     history: tuple[tuple[int, ...], ...] | None = None
     first_leader: int | None = field(default=None, compare=False)
 
@@ -194,10 +195,12 @@ class Position:
             known |= 1 << (t[0] >> 4)
         if self.trick:
             known |= 1 << (self.trick[0] >> 4)
+        if value is not None and not isinstance(value, str):
+            raise PositionError("led_suits", "expected a string of suits like 'SH'")
+        if self.profile.protected_rank is None:
+            return 0  # no rule of this game reads the suits led
         if value is None:
             return known
-        if not isinstance(value, str):
-            raise PositionError("led_suits", "expected a string of suits like 'SH'")
         led = 0
         for ch in value.replace(" ", ""):
             try:
@@ -360,7 +363,9 @@ class Position:
         seat = self.to_move
         hands = list(self.hands)
         hands[seat] &= ~(1 << card)
-        led = self.led | (1 << (card >> 4)) if not self.trick else self.led
+        led = self.led
+        if not self.trick and self.profile.protected_rank is not None:
+            led |= 1 << (card >> 4)
         trick = self.trick + (card,)
         if len(trick) < 4:
             return replace(self, hands=tuple(hands), trick=trick, led=led)

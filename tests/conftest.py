@@ -1,0 +1,88 @@
+"""Shared test helpers: where the shared vectors live and how to read them.
+
+The vectors are required: a missing directory or file makes the tests that use
+them fail (never skip).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+VECTORS = PROJECT / ".." / "shared" / "vectors"
+VECTOR_FILES = ("legal", "rules", "endgames3", "endgames6", "full")
+
+
+def vector_path(name: str) -> Path:
+    return VECTORS / f"{name}.jsonl"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Every non-blank line of a JSON-lines file, parsed; fails the test if the file is missing."""
+    if not path.is_file():
+        pytest.fail(f"shared test vectors missing: {path.resolve()}")
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not lines:
+        pytest.fail(f"shared test vectors empty: {path.resolve()}")
+    return lines
+
+
+_cache: dict[str, list[dict]] = {}
+
+
+def load_vectors(name: str) -> list[dict]:
+    """The lines of ``<name>.jsonl`` (cached; each caller gets fresh copies it may mutate)."""
+    if name not in _cache:
+        _cache[name] = read_jsonl(vector_path(name))
+    return [json.loads(json.dumps(obj)) for obj in _cache[name]]
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Path:
+    if not VECTORS.is_dir():
+        pytest.fail(f"shared test vectors directory missing: {VECTORS.resolve()}")
+    return VECTORS
+
+
+@pytest.fixture(scope="session")
+def vector_lines(vectors_dir):
+    """``vector_lines("endgames3")``: the parsed lines of a vector file."""
+    return load_vectors
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "vectors(*names): parametrize the `vector_line` fixture over every line of the "
+                   "named shared vector files, with ids like 'endgames6:12' (1-based line numbers)")
+
+
+def _count_lines(name: str) -> int:
+    path = vector_path(name)
+    if not path.is_file():
+        return 0
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("vectors")
+    if marker is None or "vector_line" not in metafunc.fixturenames:
+        return
+    params = []
+    for name in marker.args:
+        n = _count_lines(name)
+        if n == 0:   # still one test, which fails in the fixture: never an empty (skipped) set
+            params.append(pytest.param((name, None), id=f"{name}:missing"))
+        params.extend(pytest.param((name, i), id=f"{name}:{i + 1}") for i in range(n))
+    metafunc.parametrize("vector_line", params, indirect=True)
+
+
+@pytest.fixture
+def vector_line(request, vectors_dir):
+    """One parsed vector line (see the `vectors` marker)."""
+    name, index = request.param
+    lines = load_vectors(name)   # fails when the file is missing or empty
+    if index is None:
+        pytest.fail(f"no lines in {vector_path(name)}")
+    return lines[index]

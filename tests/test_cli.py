@@ -1,0 +1,155 @@
+"""The `malilla-dd` command line, run as a subprocess: JSON lines in, JSON lines out."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PROJECT, load_vectors
+from solver import Position, PositionError
+
+BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
+
+
+def run(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=PROJECT, timeout=timeout)
+
+
+def with_bad_line(objs: list[dict]) -> tuple[str, list[dict | None]]:
+    """JSON lines with a bad line and a blank line in the middle; the expected objects (None = bad)."""
+    half = len(objs) // 2
+    expected = objs[:half] + [None] + objs[half:]
+    lines = [json.dumps(o) if o is not None else BAD_LINE for o in expected]
+    lines.insert(half + 1, "   ")
+    return "\n".join(lines) + "\n", expected
+
+
+def answers(proc: subprocess.CompletedProcess) -> list[dict]:
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def legal_lines(n=6):
+    return [o for o in load_vectors("legal") + load_vectors("rules") if o["game"] == "malilla"][:n // 2] + \
+        [o for o in load_vectors("rules") if o["game"] == "manille"][:n // 2]
+
+
+def unexplained_lines():
+    """Vector lines that only lenient parsing accepts (their hand sizes fit no trick)."""
+    out = []
+    for o in load_vectors("legal") + load_vectors("rules"):
+        try:
+            Position.from_json(o)
+        except PositionError:
+            out.append(o)
+    return out
+
+
+class TestLegalCommand:
+    def test_answers_every_line_and_survives_a_bad_one(self):
+        stdin, expected = with_bad_line(legal_lines())
+        out = answers(run("legal", stdin=stdin))
+        assert len(out) == len(expected) == 7
+        for got, want in zip(out, expected):
+            if want is None:
+                assert set(got) == {"error"} and "trump" in got["error"]
+            else:
+                assert got == {"legal": want["legal"]}
+
+    def test_lenient_answers_abstract_positions(self):
+        objs = unexplained_lines()[:3]
+        assert objs
+        stdin = "".join(json.dumps(o) + "\n" for o in objs)
+        strict = answers(run("legal", stdin=stdin))
+        assert all("error" in a and a["error"].startswith("hands") for a in strict)
+        lenient = answers(run("legal", "--lenient", stdin=stdin))
+        assert lenient == [{"legal": o["legal"]} for o in objs]
+
+    def test_reads_a_file_argument(self, tmp_path):
+        objs = legal_lines(4)
+        path = tmp_path / "in.jsonl"
+        path.write_text("".join(json.dumps(o) + "\n" for o in objs))
+        assert answers(run("legal", str(path))) == [{"legal": o["legal"]} for o in objs]
+
+
+class TestSolveCommand:
+    def test_answers_every_line_and_survives_a_bad_one(self):
+        objs = load_vectors("endgames3")[:3] + load_vectors("endgames6")[:3]
+        stdin, expected = with_bad_line(objs)
+        out = answers(run("solve", stdin=stdin))
+        assert len(out) == len(expected) == 7
+        for got, want in zip(out, expected):
+            if want is None:
+                assert set(got) == {"error"}
+                continue
+            value = max(want["values"].values())
+            assert got["values"] == want["values"]
+            assert got["value"] == value
+            assert set(got["best"]) == {c for c, v in want["values"].items() if v == value}
+            cards_left = sum(len(h.split()) for h in want["hands"].values())
+            assert len(got["line"]) == cards_left
+            assert isinstance(got["nodes"], int) and got["nodes"] >= 0
+
+    def test_pretty_prints_the_cards(self):
+        obj = load_vectors("endgames6")[0]
+        proc = run("solve", "--pretty", stdin=json.dumps(obj) + "\n" + BAD_LINE + "\n")
+        assert proc.returncode == 0, proc.stderr
+        text = proc.stdout
+        value = max(obj["values"].values())
+        assert "Value for" in text and f"{value} points" in text
+        for card in obj["values"]:
+            assert card in text
+        for seat in "NESW":
+            for card in obj["hands"][seat].split():
+                assert card in text
+        assert "error:" in text
+
+    @pytest.mark.parametrize("index", [0, 7])
+    def test_target(self, index):
+        obj = load_vectors("endgames3")[index]
+        value = max(obj["values"].values())
+        argmax = {c for c, v in obj["values"].items() if v == value}
+        line = json.dumps(obj) + "\n"
+        [yes] = answers(run("solve", "--mode", "target", "--target", str(value), stdin=line))
+        assert yes["reached"] is True and yes["target"] == value and yes["card"] in argmax
+        [no] = answers(run("solve", "--mode", "target", "--target", str(value + 1), stdin=line))
+        assert no["reached"] is False and no["card"] is None
+
+    def test_target_needs_a_number(self):
+        proc = run("solve", "--mode", "target", stdin="")
+        assert proc.returncode != 0 and "--target" in proc.stderr
+
+    @pytest.mark.parametrize("mode", ["optimal", "best"])
+    def test_other_modes(self, mode):
+        obj = load_vectors("endgames3")[2]
+        value = max(obj["values"].values())
+        argmax = {c for c, v in obj["values"].items() if v == value}
+        [got] = answers(run("solve", "--mode", mode, stdin=json.dumps(obj) + "\n"))
+        assert got["value"] == value
+        assert set(got["best"]) <= argmax and got["best"]
+        if mode == "optimal":
+            assert set(got["best"]) == argmax
+        else:
+            assert len(got["best"]) == 1
+
+
+class TestDemoCommand:
+    def test_demo_solves_both_games(self):
+        proc = run("demo", timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "Malilla" in proc.stdout and "Manille" in proc.stdout
+        assert proc.stdout.count("Value for") == 2
+        assert proc.stdout.count("Line: ") == 2
+
+
+class TestReadmeCommand:
+    def test_readme_test_command_is_what_ci_runs(self):
+        readme = (PROJECT / "README.md").read_text(encoding="utf-8").splitlines()
+        at = next(i for i, line in enumerate(readme) if "Run the whole test suite" in line)
+        command = next(line.strip() for line in readme[at + 1:] if line.strip())
+        assert "pytest" in command
+        ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        assert command in [line.strip() for line in ci]

@@ -1,0 +1,663 @@
+"""`Position`: notation, the position JSON, play, history, rule messages and bad input."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reference as ref
+from conftest import load_vectors
+from solver import IllegalPlay, Position, PositionError
+
+
+def malilla(hands, leader="N", trick=(), led_suits=None, trump="H", **extra):
+    obj = {"game": "malilla", "trump": trump, "hands": dict(hands), "leader": leader, "trick": list(trick)}
+    if led_suits is not None:
+        obj["led_suits"] = led_suits
+    obj.update(extra)
+    return obj
+
+
+def manille(hands, leader="N", trick=(), trump="S", **extra):
+    obj = {"game": "manille", "trump": trump, "hands": dict(hands), "leader": leader, "trick": list(trick)}
+    obj.update(extra)
+    return obj
+
+
+def field_of(obj, **kwargs) -> str:
+    with pytest.raises(PositionError) as err:
+        Position.from_json(obj, **kwargs)
+    assert isinstance(err.value, ValueError)
+    return err.value.field
+
+
+def parseable_vectors():
+    """Every vector line that strict parsing accepts (a few Manille lines have unexplained sizes)."""
+    out = []
+    for name in ("legal", "rules", "endgames3", "endgames6", "full"):
+        for obj in load_vectors(name):
+            try:
+                Position.from_json(obj)
+            except PositionError:
+                continue
+            out.append(obj)
+    return out
+
+
+# ---------------------------------------------------------------- notation
+
+class TestNotation:
+    BASE = {"N": "AH 2D", "W": "KC 5C", "S": "2S 4H", "E": "7D QC"}
+
+    def test_case_insensitive(self):
+        lower = malilla({k: v.lower() for k, v in self.BASE.items()}, trump="d", leader="n")
+        upper = malilla(self.BASE, trump="D")
+        assert Position.from_json(lower) == Position.from_json(upper)
+        assert Position.from_json(lower).hand("N") == ["AH", "2D"]
+
+    def test_suit_symbols(self):
+        symbols = {"N": "A♥ 2♦", "W": "K♣ 5♣", "S": "2♠ 4♥", "E": "7♦ Q♣"}
+        pos = Position.from_json(malilla(symbols, trump="♦"))
+        assert pos == Position.from_json(malilla(self.BASE, trump="D"))
+        assert pos.to_json()["hands"]["E"] == "7D QC"
+
+    def test_symbols_in_trick_and_play(self):
+        pos = Position.from_json(malilla(self.BASE, leader="N", trump="D"))
+        assert pos.play("a♥") == pos.play("AH")
+        assert pos.play("a♥").to_json()["trick"] == ["AH"]
+
+    def test_ten_only_in_manille(self):
+        pos = Position.from_json(manille({"N": "10S", "E": "10h", "S": "10♦", "W": "10C"}))
+        assert pos.hand("S") == ["10D"]
+        assert pos.legal_moves() == ["10S"]
+        assert field_of(malilla({"N": "10S", "W": "2C", "S": "3C", "E": "4C"})) == "hands.N"
+
+    @pytest.mark.parametrize("rank", ["2", "3", "4", "5", "6"])
+    def test_two_to_six_only_in_malilla(self, rank):
+        pos = Position.from_json(malilla({"N": rank + "S", "W": "KC", "S": "QC", "E": "JC"}))
+        assert pos.legal_moves() == [rank + "S"]
+        assert field_of(manille({"N": "7S", "E": rank + "S", "S": "8S", "W": "9S"})) == "hands.E"
+
+    @pytest.mark.parametrize("text", ["1S", "XS", "7X", "S", "7", "", "11H", "AHH", "7 S", "T♠"])
+    def test_unreadable_cards(self, text):
+        hands = {"N": [text], "W": ["KC"], "S": ["QC"], "E": ["JC"]}
+        assert field_of(malilla(hands), strict=False) == "hands.N"
+
+    def test_hands_as_lists(self):
+        listed = malilla({k: v.split() for k, v in self.BASE.items()}, trump="D")
+        assert Position.from_json(listed) == Position.from_json(malilla(self.BASE, trump="D"))
+
+
+# ---------------------------------------------------------------- JSON round trip
+
+class TestJsonRoundTrip:
+    def test_vectors_round_trip(self):
+        vectors = parseable_vectors()
+        assert len(vectors) > 900
+        for obj in vectors:
+            pos = Position.from_json(obj)
+            out = pos.to_json()
+            assert Position.from_json(out) == pos
+            assert Position.from_json(json.dumps(out)) == pos
+            for seat in "NESW":
+                assert sorted(out["hands"][seat].split()) == sorted(obj["hands"][seat].split())
+            assert out["game"] == obj["game"] and out["trump"] == obj["trump"]
+            assert out["leader"] == obj["leader"] and out["trick"] == obj["trick"]
+            assert out["to_move"] == obj["to_move"]
+            if obj["game"] == "malilla":
+                assert set(out["led_suits"]) == set(obj["led_suits"])
+            else:
+                assert "led_suits" not in out
+
+    def test_text_and_bytes_and_dict_agree(self):
+        obj = load_vectors("endgames6")[0]
+        text = json.dumps(obj)
+        assert Position.from_json(text) == Position.from_json(text.encode()) == Position.from_json(obj)
+
+
+# ---------------------------------------------------------------- play
+
+class TestPlay:
+    def two_tricks(self):
+        # spades trump; N leads AH, W follows KH, S (partner winning) trumps 2S, E follows 7H
+        return Position.from_json(malilla({"N": "AH 3C", "W": "KH 4C", "S": "2S 5C", "E": "7H 6C"},
+                                          leader="N", trump="S", led_suits=""))
+
+    def test_play_returns_a_new_position(self):
+        pos = self.two_tricks()
+        before = pos.to_json()
+        after = pos.play("AH")
+        assert pos.to_json() == before
+        assert after is not pos
+        assert after.to_json()["trick"] == ["AH"]
+        assert after.hand("N") == ["3C"]
+        assert after.to_json()["to_move"] == "W"       # Malilla goes N W S E
+        assert after.to_json()["led_suits"] == "H"
+
+    def test_completed_trick_winner_leads(self):
+        pos = self.two_tricks()
+        for card in ["AH", "KH", "2S", "7H"]:
+            pos = pos.play(card)
+        out = pos.to_json()
+        assert out["trick"] == [] and out["leader"] == "S" and out["to_move"] == "S"
+        assert [pos.hand(s) for s in "NWSE"] == [["3C"], ["4C"], ["5C"], ["6C"]]
+        for card in ["5C", "6C", "3C", "4C"]:               # S E N W; 6C wins for E
+            pos = pos.play(card)
+        assert pos.is_over
+        assert pos.to_json()["leader"] == "E"
+
+    def test_manille_goes_clockwise_and_ten_wins(self):
+        pos = Position.from_json(manille({"N": "9S", "E": "10S", "S": "7S", "W": "AS"}, trump="NT"))
+        pos = pos.play("9S")
+        assert pos.to_json()["to_move"] == "E"
+        for card in ["10S", "7S", "AS"]:
+            pos = pos.play(card)
+        assert pos.is_over and pos.to_json()["leader"] == "E"
+
+    def test_play_of_a_card_not_held(self):
+        pos = self.two_tricks()
+        with pytest.raises(IllegalPlay) as err:
+            pos.play("KH")
+        assert "KH" in str(err.value) and "N" in str(err.value)
+        with pytest.raises(IllegalPlay) as err:
+            pos.play("10H")                                   # not a Malilla card
+        assert err.value.field == "card"
+
+
+# ---------------------------------------------------------------- history
+
+def random_deal(game: ref.Game, seed: int, tricks: int, extra: int):
+    """A deal from its start: `tricks` completed tricks and `extra` cards of the next, played at random
+    by the reference rules. Returns (state, history, reference points and tricks of N-S and E-W)."""
+    rng = random.Random(seed)
+    pack = game.deck()
+    rng.shuffle(pack)
+    n = game.cards_per_hand
+    hands = tuple(frozenset(pack[i * n:(i + 1) * n]) for i in range(4))
+    trumps = list(ref.SUITS) + ([ref.NO_TRUMP] if game.no_trump else [])
+    state = ref.State(game, rng.choice(trumps), hands, rng.choice("NESW"))
+    history, points, won = [], [0, 0], [0, 0]
+    for _ in range(tricks * 4 + extra):
+        card = rng.choice(ref.legal(state))
+        before = state
+        state, ns = ref.play(state, card)
+        if not state.trick:
+            trick = before.trick + (card,)
+            history.append(list(trick))
+            winner = ref.team(state.leader)
+            points[winner] += sum(game.card_points(c) for c in trick) + game.trick_bonus
+            won[winner] += 1
+    return state, history, tuple(points), tuple(won)
+
+
+def with_history(state: ref.State, history, led=True):
+    obj = state.to_json()
+    obj["history"] = history
+    if not led:
+        obj.pop("led_suits", None)
+    return obj
+
+
+class TestHistory:
+    @pytest.mark.parametrize("game", [ref.MALILLA, ref.MANILLE], ids=lambda g: g.name)
+    @pytest.mark.parametrize("seed", range(12))
+    def test_points_tricks_and_led_suits_are_derived(self, game, seed):
+        tricks = 1 + seed % (game.cards_per_hand - 1)
+        state, history, points, won = random_deal(game, seed, tricks, seed % 4)
+        pos = Position.from_json(with_history(state, history, led=False))
+        assert pos.points_won() == points
+        assert pos.tricks_won() == won
+        out = pos.to_json()
+        assert out["history"] == history
+        if game.seven_protection:
+            assert set(out["led_suits"]) == set(state.led)
+            assert Position.from_json(with_history(state, history)) == pos
+        assert Position.from_json(out) == pos
+        assert pos.legal_moves() == ref.legal(state)
+
+    def test_playing_on_extends_the_history(self):
+        state, history, points, won = random_deal(ref.MALILLA, 5, 3, 0)
+        pos = Position.from_json(with_history(state, history))
+        for _ in range(4):
+            card = ref.legal(state)[0]
+            state, _ = ref.play(state, card)
+            pos = pos.play(card)
+        assert len(pos.to_json()["history"]) == 4
+        assert sum(pos.points_won()) == sum(points) + sum(
+            ref.MALILLA.card_points(c) for c in pos.to_json()["history"][3]) + 1
+        assert sum(pos.tricks_won()) == 4
+
+    def test_no_history_means_unknown_points(self):
+        obj = load_vectors("endgames3")[0]
+        assert Position.from_json(obj).points_won() is None
+        assert Position.from_json(obj).tricks_won() is None
+
+    def test_start_of_deal_has_an_empty_history(self):
+        pos = Position.from_json(load_vectors("full")[0])
+        assert pos.points_won() == (0, 0) and pos.tricks_won() == (0, 0)
+
+    def test_led_suits_contradicting_the_history(self):
+        state, history, _, _ = random_deal(ref.MALILLA, 3, 3, 1)
+        obj = with_history(state, history)
+        wrong = "".join(s for s in ref.SUITS if s not in state.led) or "S"
+        lead = state.trick[0][-1]
+        obj["led_suits"] = "".join(sorted(set(wrong) | {lead}))
+        assert field_of(obj) == "led_suits"
+
+    def test_manille_ignores_led_suits(self):
+        """No Manille rule reads the suits led: any record is accepted and dropped."""
+        state, history, _, _ = random_deal(ref.MANILLE, 3, 3, 1)
+        obj = with_history(state, history)
+        plain = Position.from_json(obj)
+        obj["led_suits"] = "SHDC"
+        odd = Position.from_json(obj)
+        assert odd == plain and odd.led == 0
+        assert "led_suits" not in odd.to_json()
+
+    def test_history_must_start_at_the_first_trick(self):
+        state, history, _, _ = random_deal(ref.MANILLE, 4, 3, 0)
+        assert field_of(with_history(state, history[1:])) == "history"
+
+    @pytest.mark.parametrize("game", [ref.MALILLA, ref.MANILLE], ids=lambda g: g.name)
+    @pytest.mark.parametrize("seed", range(8))
+    def test_illegal_card_in_history_is_named(self, game, seed):
+        """Swap a history card with an illegal card the same player still holds; the error names the
+        first play that the reference rules reject."""
+        state, history, _, _ = random_deal(game, 100 + seed, 4, 0)
+        found = self._illegal_swap(game, state, history)
+        assert found is not None, "no illegal swap in this deal; pick another seed"
+        obj, where = found
+        with pytest.raises(IllegalPlay) as err:
+            Position.from_json(obj)
+        assert err.value.field == where
+        assert str(err.value).startswith(where + ":")
+
+    @staticmethod
+    def _illegal_swap(game, state, history):
+        """(position JSON, "history[i][j]") for a history where one card is swapped with an illegal
+        card its player still holds, or None. The winners do not change, so neither do the leaders
+        nor the hands dealt; the reference finds the first play it rejects."""
+        trump = state.trump
+
+        def winner(t):
+            return ref.winner_index(game, trump, tuple(t))
+
+        first = None
+        for cand in "NESW":                      # the first leader that leads to today's leader
+            lead = cand
+            for t in history:
+                lead = game.next_seat(lead, winner(t))
+            if lead == state.leader:
+                first = cand
+        leaders = [first]
+        for t in history:
+            leaders.append(game.next_seat(leaders[-1], winner(t)))
+        dealt = {s: set(state.hand(s)) for s in "NESW"}
+        for lead, t in zip(leaders, history):
+            for j, c in enumerate(t):
+                dealt[game.next_seat(lead, j)].add(c)
+
+        def first_rejected(hist):
+            s = ref.State(game, trump, tuple(frozenset(dealt[x]) for x in "NESW"), first)
+            for i, t in enumerate(hist):
+                for j, c in enumerate(t):
+                    if c not in ref.legal(s):
+                        return f"history[{i}][{j}]"
+                    s, _ = ref.play(s, c)
+            return None
+
+        assert first_rejected(history) is None
+        for i, t in enumerate(history):
+            for j, c in enumerate(t):
+                seat = game.next_seat(leaders[i], j)
+                for other in sorted(state.hand(seat)):
+                    new_t = list(t)
+                    new_t[j] = other
+                    if winner(new_t) != winner(t):
+                        continue
+                    hist = [list(x) for x in history]
+                    hist[i] = new_t
+                    where = first_rejected(hist)
+                    if where is None:
+                        continue
+                    obj = state.to_json()
+                    obj["hands"][seat] = " ".join(sorted((set(state.hand(seat)) - {other}) | {c}))
+                    obj["history"] = hist
+                    obj.pop("led_suits", None)
+                    return obj, where
+        return None
+
+
+# ---------------------------------------------------------------- rule messages
+
+def illegal(obj, card) -> IllegalPlay:
+    pos = Position.from_json(obj)
+    with pytest.raises(IllegalPlay) as err:
+        pos.play(card)
+    assert err.value.field == "card"
+    assert card in str(err.value)
+    return err.value
+
+
+class TestIllegalPlayMessages:
+    def test_must_beat(self):
+        # a rival (N) leads QC; W holds KC, 7C and 2C
+        obj = malilla({"N": "AS 2D", "W": "KC 7C 2C", "S": "3S 4D 5H", "E": "6S 3D 4H"},
+                      leader="N", trick=["QC"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["7C", "KC"]
+        msg = str(illegal(obj, "2C"))
+        assert "must beat QC with" in msg and "KC" in msg and "7C" in msg
+        assert "W may not play 2C" in msg
+
+    def test_must_follow(self):
+        # N leads KC, W follows 2C; S, whose partner is winning, holds a club
+        obj = malilla({"N": "AS 2D", "W": "4S 5D", "S": "3C AD 4D", "E": "6S 3D 4H"},
+                      leader="N", trick=["KC", "2C"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["3C"]
+        msg = str(illegal(obj, "AD"))
+        assert "must follow clubs with 3C" in msg
+
+    def test_must_trump(self):
+        # hearts trump; a rival leads QC; W has no club and one trump
+        obj = malilla({"N": "AS 2D", "W": "2H AD 4S", "S": "3S 5D 5H", "E": "6S 3D 4H"},
+                      leader="N", trick=["QC"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["2H"]
+        msg = str(illegal(obj, "AD"))
+        assert "must trump with 2H" in msg
+
+    def test_must_overtrump(self):
+        # N leads QC, W trumps with 3H; S has no club and holds AH
+        obj = malilla({"N": "AS 2D", "W": "5S 5D", "S": "AH 4S 3D", "E": "6S 6D 4H"},
+                      leader="N", trick=["QC", "3H"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["AH"]
+        msg = str(illegal(obj, "4S"))
+        assert "must overtrump 3H with AH" in msg
+
+    def test_malilla_has_no_undertrump_ban(self):
+        obj = malilla({"N": "AS 2D", "W": "5S 5D", "S": "2H 4S 3D", "E": "6S 6D 4H"},
+                      leader="N", trick=["QC", "3H"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["2H", "3D", "4S"]
+
+    def test_undertrump_ban_against_a_rival(self):
+        # Manille, spades trump: N leads AH, E trumps KS; S has no heart, a lower trump and others
+        obj = manille({"N": "9S 9D", "E": "8C 7D", "S": "7S 8D JC", "W": "AC QC JD"},
+                      leader="N", trick=["AH", "KS"])
+        assert Position.from_json(obj).legal_moves() == ["8D", "JC"]
+        msg = str(illegal(obj, "7S"))
+        assert "may not undertrump KS" in msg and "8D" in msg and "JC" in msg
+
+    def test_undertrump_ban_when_the_partner_trumped(self):
+        # E leads AH, S trumps KS, W discards 9D; N (S's partner) has no heart
+        obj = manille({"N": "7S 8D 9C", "E": "7H 8H", "S": "10D QD", "W": "JD 10C"},
+                      leader="E", trick=["AH", "KS", "9D"])
+        assert Position.from_json(obj).legal_moves() == ["8D", "9C"]
+        msg = str(illegal(obj, "7S"))
+        assert "may not undertrump KS" in msg
+        # holding only trumps, some above and some below the partner's: must overtrump the partner
+        obj["hands"]["N"] = "AS 7S 8S"
+        assert Position.from_json(obj).legal_moves() == ["AS"]
+        # holding only lower trumps: any of them
+        obj["hands"]["N"] = "QS 7S 8S"
+        assert Position.from_json(obj).legal_moves() == ["7S", "8S", "QS"]
+
+    def test_protected_seven(self):
+        # hearts trump; N leads KC; W has no club and no trump, and the 7 of unled diamonds
+        obj = malilla({"N": "AS 2D", "W": "7D 3S 4S", "S": "3D 4D 5D", "E": "6S 6D 4H"},
+                      leader="N", trick=["KC"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["3S", "4S"]
+        msg = str(illegal(obj, "7D"))
+        assert "may not discard the seven" in msg and "3S" in msg
+        # once diamonds have been led, the seven may go
+        obj["led_suits"] = "CD"
+        assert Position.from_json(obj).legal_moves() == ["3S", "4S", "7D"]
+
+    def test_protection_lifts_when_only_sevens_are_left(self):
+        obj = malilla({"N": "AS", "W": "7D 7S", "S": "3D 4D", "E": "6S 6D"},
+                      leader="N", trick=["KC"], led_suits="C")
+        assert Position.from_json(obj).legal_moves() == ["7D", "7S"]
+
+    def test_leading_a_seven_is_allowed(self):
+        obj = malilla({"N": "7D 3S", "W": "2C 3C", "S": "4D 5D", "E": "6S 6D"}, leader="N", led_suits="")
+        assert Position.from_json(obj).legal_moves() == ["3S", "7D"]
+
+    def test_illegal_card_in_the_trick(self):
+        obj = malilla({"N": "AS 2D 5C", "W": "KH 7H 3C", "S": "3S 4D 5D 6C", "E": "6S 6D 4C 2C"},
+                      leader="N", trick=["QH", "2H"], led_suits="H", trump="S")
+        with pytest.raises(IllegalPlay) as err:
+            Position.from_json(obj)
+        assert err.value.field == "trick[1]"
+        assert "W may not play 2H: must beat QH with" in str(err.value)
+        assert "KH" in str(err.value) and "7H" in str(err.value)
+
+
+# ---------------------------------------------------------------- malformed positions
+
+GOOD = {"game": "malilla", "trump": "D",
+        "hands": {"N": "KS AH 2D", "W": "KC 5C", "S": "2S 4H", "E": "7D QC"},
+        "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC", "to_move": "N"}
+
+
+def bad(**changes):
+    obj = json.loads(json.dumps(GOOD))
+    for key, value in changes.items():
+        if key == "hands" and isinstance(value, dict):
+            obj["hands"].update(value)
+        elif value is KeyError:
+            obj.pop(key)
+        else:
+            obj[key] = value
+    return obj
+
+
+class TestMalformedPositions:
+    def test_the_base_is_good(self):
+        # E trumped W's JS; N holds KS and must follow spades
+        assert Position.from_json(GOOD).legal_moves() == ["KS"]
+
+    def test_position_error_is_a_value_error(self):
+        assert issubclass(PositionError, ValueError) and issubclass(IllegalPlay, PositionError)
+
+    @pytest.mark.parametrize("obj, field", [
+        pytest.param(bad(hands={"N": "KS AH ZD"}), "hands.N", id="unknown-card"),
+        pytest.param(bad(hands={"N": "KS AH AH"}), "hands.N", id="twice-in-one-hand"),
+        pytest.param(bad(hands={"E": "7D KS"}), "hands.E", id="twice-across-hands"),
+        pytest.param(bad(hands={"N": "KS AH JS"}), "trick", id="in-hand-and-trick"),
+        pytest.param(bad(hands={"N": "KS AH 10D"}), "hands.N", id="ten-in-malilla"),
+        pytest.param(bad(trick=["JS", "6S", "10D"]), "trick", id="ten-in-malilla-trick"),
+        pytest.param(bad(hands={"N": "KS AH"}), "hands", id="sizes-unexplained"),
+        pytest.param(bad(hands={"E": "7D"}), "hands", id="sizes-unexplained-2"),
+        pytest.param(bad(hands={"N": "KS AH 2D 3D 4D 5D 6D 2C 3C 4C 5C"}), "hands.N", id="eleven-cards"),
+        pytest.param(bad(trick=["JS", "6S", "4D", "3D"]), "trick", id="trick-of-four"),
+        pytest.param(bad(led_suits="HC"), "led_suits", id="led-misses-trick-lead"),
+        pytest.param(bad(led_suits="SXC"), "led_suits", id="led-bad-suit"),
+        pytest.param(bad(led_suits="SSC"), "led_suits", id="led-twice"),
+        pytest.param(bad(led_suits=7), "led_suits", id="led-not-a-string"),
+        pytest.param(bad(trump="NT"), "trump", id="nt-in-malilla"),
+        pytest.param(bad(trump="X"), "trump", id="bad-trump"),
+        pytest.param(bad(trump=KeyError), "trump", id="missing-trump"),
+        pytest.param(bad(to_move="E"), "to_move", id="to-move-contradicts-trick"),
+        pytest.param(bad(to_move="Q"), "to_move", id="to-move-bad-seat"),
+        pytest.param(bad(leader="X"), "leader", id="leader-bad-seat"),
+        pytest.param(bad(leader=KeyError), "leader", id="leader-missing"),
+        pytest.param(bad(leader=3), "leader", id="leader-not-a-string"),
+        pytest.param(bad(hands={"X": "3C"}), "hands", id="hands-bad-seat"),
+        pytest.param(bad(game="bridge"), "game", id="unknown-game"),
+        pytest.param(bad(game=KeyError), "game", id="missing-game"),
+        pytest.param(bad(hands=None), "hands", id="hands-null"),
+        pytest.param(bad(trick="JS 6S 4D"), "trick", id="trick-not-a-list"),
+        pytest.param(bad(trick=["JS", 6, "4D"]), "trick", id="trick-non-string-card"),
+        pytest.param(bad(hands={"N": 5}), "hands.N", id="hand-not-cards"),
+        pytest.param(bad(history="none"), "history", id="history-not-a-list"),
+        pytest.param(bad(history=[["JS"]]), "history[0]", id="history-short-trick"),
+    ])
+    def test_field_is_named(self, obj, field):
+        assert field_of(obj) == field
+
+    def test_missing_seat(self):
+        obj = bad()
+        del obj["hands"]["E"]
+        assert field_of(obj) == "hands"
+        assert "E" in str(pytest.raises(PositionError, Position.from_json, obj).value)
+
+    def test_hands_not_an_object(self):
+        obj = bad()
+        obj["hands"] = ["KS AH 2D", "KC 5C"]
+        assert field_of(obj) == "hands"
+
+    def test_card_twice_message_names_both_places(self):
+        with pytest.raises(PositionError) as err:
+            Position.from_json(bad(hands={"E": "7D KS"}))
+        assert "KS appears twice" in str(err.value) and "hands.N" in str(err.value)
+
+    def test_manille_rejects_malilla_cards(self):
+        obj = manille({"N": "2S", "E": "AS", "S": "KS", "W": "QS"})
+        assert field_of(obj) == "hands.N"
+        obj = manille({"N": "7S", "E": "AS", "S": "KS", "W": "QS"}, trick=["6H"], leader="W")
+        assert field_of(obj, strict=False) == "trick"
+
+    def test_history_with_an_illegal_play(self):
+        # Manille, spades trump, N leads the first trick.
+        # Trick 0: N 7H, E 8H (must beat), S 9H (must beat), W JH: W wins, 1 point.
+        # Trick 1: W AH, N QH, E KH, S 10H (must beat AH): S wins, 14 points.
+        obj = {"game": "manille", "trump": "S", "leader": "S", "trick": [],
+               "hands": {"N": "7S 8S 9S 10S AS KS", "E": "7C 8C 9C 10C AC KC",
+                         "S": "QS JS QD QC JC 9D", "W": "JD 8D 7D 10D AD KD"},
+               "history": [["7H", "8H", "9H", "JH"], ["AH", "QH", "KH", "10H"]]}
+        pos = Position.from_json(obj)
+        assert pos.tricks_won() == (1, 1)
+        assert pos.points_won() == (14, 1)
+        # E discards 7C on trick 1 although holding KH: history[1][2]
+        wrong = json.loads(json.dumps(obj))
+        wrong["history"][1][2] = "7C"
+        wrong["hands"]["E"] = "KH 8C 9C 10C AC KC"
+        with pytest.raises(IllegalPlay) as err:
+            Position.from_json(wrong)
+        assert err.value.field == "history[1][2]"
+        assert "7C" in str(err.value) and "must follow hearts" in str(err.value)
+
+    @pytest.mark.parametrize("text", ["{not json", "", "[1, 2", "{'game': 'malilla'}", b"\xff\xfe\x00"])
+    def test_not_json(self, text):
+        assert field_of(text) == "position"
+
+    @pytest.mark.parametrize("text", ["[1, 2]", "3", "null", '"malilla"', "true"])
+    def test_json_that_is_not_an_object(self, text):
+        assert field_of(text) == "position"
+
+    def test_every_hand_empty(self):
+        obj = malilla({"N": "", "W": "", "S": "", "E": ""})
+        assert field_of(obj, strict=False) == "hands"
+
+
+# ---------------------------------------------------------------- fuzzing
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=15)
+KEYS = ["game", "trump", "hands", "leader", "trick", "led_suits", "to_move", "history"]
+CARDISH = st.sampled_from(["7S", "10D", "2c", "a♥", "K♣", "1S", "10", "S", "", "7S 8S", "JX", "Q♦", "9h",
+                           "6D", "3♠", "AS", "KH", "ah"])
+
+
+def vector_pool():
+    return [obj for name in ("legal", "rules", "endgames3", "full") for obj in load_vectors(name)[:60]]
+
+
+VECTOR_POOL = st.deferred(lambda: st.sampled_from(vector_pool()))
+
+
+def must_be_position_or_error(obj, strict=True):
+    """Parse `obj`: a Position or a PositionError, nothing else. An accepted position must answer
+    legal_moves(), and its to_json() must read back to the same canonical JSON."""
+    try:
+        pos = Position.from_json(obj, strict=strict)
+    except PositionError:
+        return None
+    assert isinstance(pos, Position)
+    pos.legal_moves()
+    out = pos.to_json()
+    try:
+        again = Position.from_json(out, strict=strict)
+    except PositionError as e:
+        raise AssertionError(f"accepted {obj!r} but not its own to_json {out!r}: {e}") from None
+    assert again.to_json() == out
+    return pos
+
+
+@st.composite
+def mutated_vectors(draw):
+    obj = json.loads(json.dumps(draw(VECTOR_POOL)))   # a copy: the pool must not change
+    for key in ("legal", "values", "rule"):
+        obj.pop(key, None)
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["drop", "replace", "swap", "add", "trick", "seat", "history"]))
+        if kind == "drop":
+            obj.pop(draw(st.sampled_from(KEYS)), None)
+        elif kind == "replace":
+            obj[draw(st.sampled_from(KEYS))] = draw(JSON)
+        elif kind == "swap" and isinstance(obj.get("hands"), dict) and all(s in obj["hands"] for s in "NESW"):
+            a, b = draw(st.sampled_from("NESW")), draw(st.sampled_from("NESW"))
+            ha, hb = str(obj["hands"][a]).split(), str(obj["hands"][b]).split()
+            if ha and hb:
+                i, j = draw(st.integers(0, len(ha) - 1)), draw(st.integers(0, len(hb) - 1))
+                ha[i], hb[j] = hb[j], ha[i]
+                obj["hands"][a], obj["hands"][b] = " ".join(ha), " ".join(hb)
+        elif kind == "add" and isinstance(obj.get("hands"), dict):
+            seat = draw(st.sampled_from(["N", "E", "S", "W", "n", "x"]))
+            obj["hands"][seat] = str(obj["hands"].get(seat, "")) + " " + draw(CARDISH)
+        elif kind == "trick":
+            obj["trick"] = draw(st.lists(CARDISH, max_size=5))
+        elif kind == "seat":
+            obj[draw(st.sampled_from(["leader", "to_move"]))] = draw(st.sampled_from("NESWnx") | st.text(max_size=2))
+        elif kind == "history":
+            obj["history"] = draw(st.lists(st.lists(CARDISH, max_size=5) | CARDISH, max_size=3))
+    return obj
+
+
+FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class TestFuzz:
+    @settings(max_examples=1500, **FUZZ)
+    @given(obj=JSON | st.dictionaries(st.sampled_from(KEYS), JSON, max_size=8), strict=st.booleans())
+    def test_arbitrary_json(self, obj, strict):
+        must_be_position_or_error(obj, strict)
+        try:
+            text = json.dumps(obj)
+        except ValueError:
+            return
+        must_be_position_or_error(text, strict)
+
+    @settings(max_examples=1500, **FUZZ)
+    @given(obj=mutated_vectors(), strict=st.booleans())
+    def test_mutated_vector_positions(self, obj, strict):
+        must_be_position_or_error(obj, strict)
+        must_be_position_or_error(json.dumps(obj), strict)
+
+    @settings(max_examples=800, **FUZZ)
+    @given(text=st.text() | st.binary())
+    def test_raw_text(self, text):
+        assert must_be_position_or_error(text) is None
+
+
+class TestAsciiNotation:
+    """Letters that only case-fold to a suit or seat are not accepted."""
+
+    @pytest.mark.parametrize("field,value", [("trump", "ſ"), ("leader", "ſ")])
+    def test_folded_letters_rejected(self, field, value):
+        obj = {"game": "malilla", "trump": "S", "hands": {"N": "7S", "W": "AS", "S": "KS", "E": "QS"},
+               "leader": "N", "trick": [], "led_suits": ""}
+        obj[field] = value
+        with pytest.raises(PositionError) as e:
+            Position.from_json(obj)
+        assert e.value.field == field
+
+    def test_folded_card_rejected(self):
+        obj = {"game": "malilla", "trump": "S", "hands": {"N": "7ſ", "W": "AS", "S": "KS", "E": "QS"},
+               "leader": "N", "trick": []}
+        with pytest.raises(PositionError) as e:
+            Position.from_json(obj)
+        assert e.value.field == "hands.N"

@@ -1,0 +1,217 @@
+"""The fast search and the rules engine against the plain reference in `reference.py`.
+
+Random endgames of 1 to 4 tricks in both games and every trump are dealt with
+equal hands, then 0 to 3 cards are played to the trick in progress following
+the reference rules, so every position is consistent. For Malilla the suits led
+so far are a random set that includes the trick's lead suit.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reference as ref
+from solver import IllegalPlay, Position
+from solver.solve import Solver
+
+GAMES = [ref.MALILLA, ref.MANILLE]
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver()
+
+
+def trumps(game: ref.Game) -> list[str]:
+    return list(ref.SUITS) + ([ref.NO_TRUMP] if game.no_trump else [])
+
+
+@st.composite
+def endgames(draw, game: ref.Game, min_tricks: int = 1, max_tricks: int = 4) -> ref.State:
+    """A consistent endgame: equal hands, then 0-3 legal cards of the trick in progress."""
+    # sampled_from rather than integers: hypothesis favours small integers, we want 4 tricks often
+    tricks = draw(st.sampled_from(range(min_tricks, max_tricks + 1)))
+    pack = draw(st.permutations(game.deck()))
+    hands = tuple(frozenset(pack[i * tricks:(i + 1) * tricks]) for i in range(4))
+    trump = draw(st.sampled_from(trumps(game)))
+    leader = draw(st.sampled_from("NESW"))
+    led = frozenset(draw(st.sets(st.sampled_from(ref.SUITS)))) if game.seven_protection else frozenset()
+    state = ref.State(game, trump, hands, leader, (), led)
+    for _ in range(draw(st.sampled_from(range(4)))):
+        state, _ = ref.play(state, draw(st.sampled_from(ref.legal(state))))
+    return state
+
+
+def position(state: ref.State) -> Position:
+    """The project's Position, read from the position JSON (through its text, as a client sends it)."""
+    return Position.from_json(json.dumps(state.to_json()))
+
+
+def any_endgame(max_tricks: int = 4):
+    return st.sampled_from(GAMES).flatmap(lambda g: endgames(g, 1, max_tricks))
+
+
+class TestReferenceAgreesWithSharedVectors:
+    """The reference itself is checked against the independent vectors, so that a disagreement
+    below points at the project, not at the reference."""
+
+    @staticmethod
+    def state_of(obj) -> ref.State:
+        game = ref.GAMES[obj["game"]]
+        hands = tuple(frozenset(obj["hands"][s].split()) for s in "NESW")
+        led = set(obj.get("led_suits", ""))
+        if obj["trick"]:
+            led.add(obj["trick"][0][-1])
+        return ref.State(game, obj["trump"], hands, obj["leader"], tuple(obj["trick"]), frozenset(led))
+
+    def test_legal_moves(self, vector_lines):
+        lines = vector_lines("legal") + vector_lines("rules")
+        assert len(lines) > 500
+        wrong = [i for i, obj in enumerate(lines) if ref.legal(self.state_of(obj)) != obj["legal"]]
+        assert wrong == []
+
+    def test_values_of_three_trick_endgames(self, vector_lines):
+        lines = vector_lines("endgames3")
+        assert len(lines) > 100
+        wrong = [i for i, obj in enumerate(lines) if ref.card_values(self.state_of(obj)) != obj["values"]]
+        assert wrong == []
+
+
+class TestLegalMovesAlongPlayouts:
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @settings(max_examples=300, **SETTINGS)
+    @given(data=st.data())
+    def test_every_node_of_a_random_playout(self, game, data):
+        state = data.draw(endgames(game))
+        pos = position(state)
+        while not state.over:
+            expected = ref.legal(state)
+            assert pos.legal_moves() == expected, state.to_json()
+            card = data.draw(st.sampled_from(expected))
+            illegal = sorted(state.hand(state.to_move) - set(expected))
+            if illegal:
+                with pytest.raises(IllegalPlay):
+                    pos.play(illegal[0])
+            state, _ = ref.play(state, card)
+            pos = pos.play(card)
+            assert pos.to_move == "NESW".index(state.to_move) or state.over
+            assert sorted(pos.hand(state.to_move)) == sorted(state.hand(state.to_move))
+        assert pos.is_over
+
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @settings(max_examples=150, **SETTINGS)
+    @given(data=st.data())
+    def test_every_node_of_the_whole_tree(self, game, data):
+        """Every reachable node of a 1-3 trick endgame (each state once), through Position.play."""
+        root = data.draw(endgames(game, 1, 3))
+        seen = set()
+        stack = [(root, position(root))]
+        while stack:
+            state, pos = stack.pop()
+            key = (state.hands, state.leader, state.trick, state.led)
+            if key in seen or state.over:
+                continue
+            seen.add(key)
+            expected = ref.legal(state)
+            assert pos.legal_moves() == expected, state.to_json()
+            for card in expected:
+                stack.append((ref.play(state, card)[0], pos.play(card)))
+        assert seen
+
+
+class TestValuesOfEveryCard:
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @settings(max_examples=350, **SETTINGS)
+    @given(data=st.data())
+    def test_mode_all_matches_minimax(self, solver, game, data):
+        state = data.draw(endgames(game))
+        expected = ref.card_values(state)
+        solution = solver.solve(position(state))
+        assert solution.values == expected, state.to_json()
+        assert solution.value == max(expected.values())
+
+    @settings(max_examples=150, **SETTINGS)
+    @given(state=any_endgame())
+    def test_a_minimal_table_gives_the_same_values(self, state):
+        """A 64 KiB table forces replacements and collisions; the values must not change."""
+        expected = ref.card_values(state)
+        assert Solver(memory=1 << 16).solve(position(state)).values == expected
+
+
+class TestTableReuse:
+    """One solver's table serves many positions: what it stores must not leak between them."""
+
+    @settings(max_examples=150, **SETTINGS)
+    @given(state=endgames(ref.MALILLA, 2, 4), other=st.sets(st.sampled_from(ref.SUITS)))
+    def test_positions_differing_only_in_led_suits(self, solver, state, other):
+        # more suits led only lifts protections, so the cards of the trick stay legal
+        variant = ref.State(state.game, state.trump, state.hands, state.leader, state.trick,
+                            state.led | frozenset(other))
+        for s in (state, variant, state):
+            assert solver.solve(position(s)).values == ref.card_values(s), s.to_json()
+
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @settings(max_examples=60, **SETTINGS)
+    @given(data=st.data())
+    def test_every_position_down_a_random_playout(self, solver, game, data):
+        state = data.draw(endgames(game, 3, 4))
+        while not state.over:
+            expected = ref.card_values(state)
+            assert solver.solve(position(state)).values == expected, state.to_json()
+            state, _ = ref.play(state, data.draw(st.sampled_from(sorted(expected))))
+
+
+class TestSearchModes:
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @settings(max_examples=200, **SETTINGS)
+    @given(data=st.data())
+    def test_optimal_best_and_target_agree_with_minimax(self, solver, game, data):
+        state = data.draw(endgames(game))
+        expected = ref.card_values(state)
+        value = max(expected.values())
+        argmax = {c for c, v in expected.items() if v == value}
+        pos = position(state)
+
+        optimal = solver.solve(pos, mode="optimal")
+        assert optimal.value == value
+        assert set(optimal.best) == argmax
+
+        best = solver.solve(pos, mode="best")
+        assert best.value == value
+        assert len(best.best) == 1 and best.best[0] in argmax
+
+        reached = solver.solve(pos, mode="target", target=value)
+        assert reached.reached is True
+        assert len(reached.cards) == 1 and reached.cards[0].card in argmax
+        missed = solver.solve(pos, mode="target", target=value + 1)
+        assert missed.reached is False
+        assert missed.cards == ()
+
+        # a low target is reached by a card that achieves it
+        low = data.draw(st.integers(0, value))
+        answer = solver.solve(pos, mode="target", target=low)
+        assert answer.reached is True and expected[answer.cards[0].card] >= low
+
+
+class TestPrincipalLine:
+    @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+    @pytest.mark.parametrize("mode", ["all", "optimal", "best"])
+    @settings(max_examples=100, **SETTINGS)
+    @given(data=st.data())
+    def test_line_is_legal_and_earns_the_value(self, solver, game, mode, data):
+        state = data.draw(endgames(game))
+        solution = solver.solve(position(state), mode=mode)
+        line = list(solution.line)
+        cards_left = sum(len(h) for h in state.hands)
+        assert len(line) == cards_left
+        assert ref.line_points(state, line) == solution.value
+        assert solution.value == max(ref.card_values(state).values())
+        # the project's own rules engine accepts the same line
+        pos = position(state)
+        for card in line:
+            pos = pos.play(card)
+        assert pos.is_over
