@@ -86,3 +86,24 @@ def vector_line(request, vectors_dir):
     if index is None:
         pytest.fail(f"no lines in {vector_path(name)}")
     return lines[index]
+
+
+def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
+    """The "optimal", "best" and "target" modes agree with the exact card values `expected`."""
+    value = max(expected.values())
+    argmax = {card for card, v in expected.items() if v == value}
+
+    optimal = solver.solve(position, mode="optimal")
+    assert optimal.value == value
+    assert set(optimal.best) == argmax
+
+    best = solver.solve(position, mode="best")
+    assert best.value == value
+    assert len(best.best) == 1 and best.best[0] in argmax
+
+    reached = solver.solve(position, mode="target", target=value)
+    assert reached.reached is True
+    assert len(reached.cards) == 1 and reached.cards[0].card in argmax
+    missed = solver.solve(position, mode="target", target=value + 1)
+    assert missed.reached is False
+    assert missed.cards == ()

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference as ref
+from conftest import assert_modes_agree
 from solver import IllegalPlay, Position
 from solver.solve import Solver
 
@@ -173,23 +174,8 @@ class TestSearchModes:
         state = data.draw(endgames(game))
         expected = ref.card_values(state)
         value = max(expected.values())
-        argmax = {c for c, v in expected.items() if v == value}
         pos = position(state)
-
-        optimal = solver.solve(pos, mode="optimal")
-        assert optimal.value == value
-        assert set(optimal.best) == argmax
-
-        best = solver.solve(pos, mode="best")
-        assert best.value == value
-        assert len(best.best) == 1 and best.best[0] in argmax
-
-        reached = solver.solve(pos, mode="target", target=value)
-        assert reached.reached is True
-        assert len(reached.cards) == 1 and reached.cards[0].card in argmax
-        missed = solver.solve(pos, mode="target", target=value + 1)
-        assert missed.reached is False
-        assert missed.cards == ()
+        assert_modes_agree(solver, pos, expected)
 
         # a low target is reached by a card that achieves it
         low = data.draw(st.integers(0, value))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VECTOR_FILES, VECTORS, vector_path
+from conftest import VECTOR_FILES, VECTORS, assert_modes_agree, vector_path
 from solver import Position, PositionError
 from solver.solve import Solver
 
@@ -82,21 +82,7 @@ class TestSolvedVectors:
         expected = obj["values"]
         value = max(expected.values())
         argmax = {card for card, v in expected.items() if v == value}
-
-        optimal = solver.solve(position, mode="optimal")
-        assert optimal.value == value
-        assert set(optimal.best) == argmax
-
-        best = solver.solve(position, mode="best")
-        assert best.value == value
-        assert len(best.best) == 1 and best.best[0] in argmax
-
-        reached = solver.solve(position, mode="target", target=value)
-        assert reached.reached is True
-        assert len(reached.cards) == 1 and reached.cards[0].card in argmax
-        missed = solver.solve(position, mode="target", target=value + 1)
-        assert missed.reached is False
-        assert missed.cards == ()
+        assert_modes_agree(solver, position, expected)
 
         solution = solver.solve(position)
         assert solution.values == expected
