@@ -15,6 +15,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         annotate=bool(os.environ.get("MALILLA_ANNOTATE")),
+        force=bool(os.environ.get("MALILLA_ANNOTATE")),
         compiler_directives={"language_level": "3"},
     )
 )

@@ -488,37 +488,27 @@ cdef inline int actual_card(const Ctx* X, uint64_t all_cards, int c) noexcept no
 cdef inline void sure_points(const Ctx* X, uint64_t all_cards, int* ns, int* ew) noexcept nogil:
     """Points a side cannot fail to take: its trumps above every rival trump,
     each winning a trick (a player's masters fall in different tricks)."""
-    cdef uint64_t t
-    cdef int c, side = -1, pts = 0, holder, i, tricks = 0
-    cdef int count[4]
+    cdef const State* st = &X.st
+    cdef uint64_t t, side_cards, run, rivals
+    cdef int side, tricks, a, b
     ns[0] = 0
     ew[0] = 0
-    if X.st.trump == NO_TRUMP:
+    if st.trump == NO_TRUMP:
         return
-    t = all_cards & suit_bits(X.st.trump)
-    count[0] = count[1] = count[2] = count[3] = 0
-    while t:
-        c = highest(t)
-        holder = 0
-        for i in range(4):
-            if (X.st.hands[i] >> c) & 1:
-                holder = i
-        if side < 0:
-            side = holder & 1
-        elif (holder & 1) != side:
-            break
-        pts += X.rules.pts[c]
-        count[holder] += 1
-        if count[holder] > tricks:
-            tricks = count[holder]
-        t &= ~bit(c)
-    if side < 0:
+    t = all_cards & suit_bits(st.trump)
+    if t == 0:
         return
-    pts += X.rules.trick_bonus * tricks
+    side = 0 if ((st.hands[0] | st.hands[2]) >> highest(t)) & 1 else 1
+    side_cards = st.hands[side] | st.hands[side + 2]
+    rivals = t & ~side_cards
+    run = t & above(highest(rivals)) if rivals else t
+    a = popcount64(run & st.hands[side])
+    b = popcount64(run & st.hands[side + 2])
+    tricks = a if a > b else b
     if side == 0:
-        ns[0] = pts
+        ns[0] = mask_points(&X.rules, run) + X.rules.trick_bonus * tricks
     else:
-        ew[0] = pts
+        ew[0] = mask_points(&X.rules, run) + X.rules.trick_bonus * tricks
 
 
 cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogil:
@@ -579,6 +569,20 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards) noexcept nogil:
     return total
 
 
+cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
+    """N-S's value of a last trick, each player holding one card."""
+    cdef const State* st = &X.st
+    cdef int cards[4]
+    cdef int i, seat, won
+    for i in range(4):
+        cards[i] = ctz64(st.hands[(st.leader + i * X.rules.step) & 3])
+    seat = (st.leader + winner_index(cards, 4, st.trump) * X.rules.step) & 3
+    won = st.won | (1 << (seat & 1))
+    if X.rules.capot and won != 3:
+        return X.rules.trick_bonus + mask_points(&X.rules, all_cards) + 1 if won == 1 else -1
+    return X.rules.trick_bonus + mask_points(&X.rules, all_cards) if (seat & 1) == 0 else 0
+
+
 cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     """Fail-soft alpha-beta on N-S points from here, trick in progress included."""
     cdef State* st = &X.st
@@ -603,6 +607,8 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
             return 1 if st.won == 1 else -1
         return 0
 
+    if st.ntrick == 0 and popcount64(all_cards) == 4:
+        return last_trick(X, all_cards)
     if st.ntrick == 0:
         X.boundary_nodes += 1
         total = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
