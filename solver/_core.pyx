@@ -377,6 +377,8 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 0:
             if (present & above(c)) == 0:
                 sc = 200 + r.pts[c]
+            elif (st.hands[(seat + 2) & 3] >> highest(present & suit_bits(c >> 4))) & 1:
+                sc = 180 - 8 * r.pts[c] - (c & 15)
             else:
                 sc = 100 - 8 * r.pts[c] - (c & 15)
         elif st.ntrick == 3:
