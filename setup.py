@@ -1,9 +1,16 @@
-"""Builds the Cython search core. Set MALILLA_ANNOTATE=1 to write `cython -a` HTML."""
+"""Builds the Cython search core and generates the gRPC code of proto/ (see proto/build_protos.py).
+
+Set MALILLA_ANNOTATE=1 to write `cython -a` HTML.
+"""
 import os
 import platform
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "proto"))
+from build_protos import cmdclass  # noqa: E402  gRPC code of proto/, generated at build time
 
 flags = ["-O3"]
 if platform.machine().lower() in ("x86_64", "amd64"):
@@ -12,6 +19,7 @@ if platform.machine().lower() in ("x86_64", "amd64"):
 extensions = [Extension("solver._core", ["solver/_core.pyx"], extra_compile_args=flags)]
 
 setup(
+    cmdclass=cmdclass(),
     ext_modules=cythonize(
         extensions,
         annotate=bool(os.environ.get("MALILLA_ANNOTATE")),

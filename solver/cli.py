@@ -111,6 +111,95 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count_lines(stream: TextIO) -> int | None:
+    """Non-blank lines left in a seekable input (None for a pipe)."""
+    try:
+        if not stream.seekable():
+            return None
+        start = stream.tell()
+        n = sum(1 for line in stream if line.strip())
+        stream.seek(start)
+        return n
+    except (OSError, ValueError):
+        return None
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Played deals in, one analysis per line out; the summary and the progress bar on stderr."""
+    from .analysis import SummaryTotals, analyze
+    from .report import ReportItem, write_report
+
+    solver = Solver(args.memory)
+    totals = SummaryTotals()
+    items: list[ReportItem] = []
+    show = args.progress or sys.stderr.isatty()
+    bar = None
+    if show:
+        from tqdm import tqdm
+        bar = tqdm(total=_count_lines(args.input), unit="deal", file=sys.stderr, delay=0 if args.progress else 0.5,
+                   dynamic_ncols=True)
+    number = 0
+    try:
+        for number, line in enumerate(args.input, 1):
+            if not line.strip():
+                continue
+            try:
+                analysis = analyze(line, solver, timeout=args.timeout)
+            except (ValueError, SearchStopped) as e:
+                totals.errors += 1
+                sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
+                if args.html:
+                    items.append(ReportItem(number, error=str(e)))
+            else:
+                totals.add(analysis)
+                sys.stdout.write(json.dumps(analysis.to_json()) + "\n")
+                if args.html:
+                    items.append(ReportItem(number, analysis))
+            sys.stdout.flush()
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.html:
+        name = getattr(args.input, "name", "stdin")
+        write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
+    print(totals.format(), file=sys.stderr)
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    """Full deals in, the double-dummy table under every trump and leader (and par) out."""
+    from .table import table_of
+
+    solver = Solver(args.memory)
+    if not args.pretty:
+        _json_lines(args.input, lambda line: table_of(line, solver, args.timeout).to_json(), sys.stdout)
+        return 0
+    for line in args.input:
+        if not line.strip():
+            continue
+        try:
+            start = time.perf_counter()
+            table = table_of(line, solver, args.timeout)
+            print(table.pretty() + f"\n{table.nodes} nodes in {(time.perf_counter() - start) * 1000:.1f} ms\n")
+        except (ValueError, SearchStopped) as e:
+            print(f"error: {e}\n")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The gRPC service (server.main) until SIGTERM or SIGINT."""
+    from server.config import config_from_args
+    from server.main import serve
+
+    try:
+        config = config_from_args(args)
+    except ValueError as e:
+        args.serve_parser.error(str(e))
+    return serve(config)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +226,30 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="solve an embedded deal of each game and print the tables")
     demo.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
     demo.set_defaults(func=cmd_demo)
+
+    analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
+    analyze.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+                         help="played deals: the start position JSON plus 'play' (default: stdin)")
+    analyze.add_argument("--html", metavar="OUT.html", help="also write a self-contained report page")
+    analyze.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
+    analyze.add_argument("--timeout", type=float, help="seconds allowed per search")
+    analyze.add_argument("--progress", action="store_true",
+                         help="show the progress bar even when stderr is not a terminal")
+    analyze.set_defaults(func=cmd_analyze)
+
+    table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
+    table.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+                       help="full deals as position JSON; trump and leader optional (default: stdin)")
+    table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
+    table.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
+    table.add_argument("--timeout", type=float, help="seconds allowed per search")
+    table.set_defaults(func=cmd_table)
+
+    from server.config import add_arguments as add_serve_arguments
+
+    serve = sub.add_parser("serve", help="the gRPC service malilla.dd.v1.DoubleDummy (default 127.0.0.1:50051)")
+    add_serve_arguments(serve)
+    serve.set_defaults(func=cmd_serve, serve_parser=serve)
     return parser
 
 

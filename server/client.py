@@ -1,0 +1,224 @@
+"""A small client of the service for Python callers.
+
+>>> from server.client import Client                           # doctest: +SKIP
+>>> with Client("127.0.0.1:50051") as dd:                       # doctest: +SKIP
+...     solution = dd.solve(position_json, mode="best", timeout=5)
+...     solution.value, solution.best, dd.legal_moves(position_json)
+
+Answers are the library's own `solver.solve.Solution`. A refused call raises
+`RemoteError` (`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from solver.position import Position
+from solver.solve import Solution
+
+from . import convert
+from ._proto import pb, pb_grpc
+
+__all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations"]
+
+PositionLike = Position | dict[str, Any] | str
+
+
+def field_violations(error: grpc.RpcError) -> list[tuple[str, str]]:
+    """The google.rpc.BadRequest field violations carried by a call's rich status."""
+    status = rpc_status.from_call(error) if hasattr(error, "trailing_metadata") else None
+    out = []
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            out += [(v.field, v.description) for v in bad.field_violations]
+    return out
+
+
+class RemoteError(Exception):
+    """A call that ended with a status other than OK."""
+
+    def __init__(self, code: grpc.StatusCode, details: str,
+                 violations: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+        self.violations = violations or []
+
+    @classmethod
+    def of(cls, error: grpc.RpcError) -> RemoteError:
+        code, details = error.code(), error.details() or ""
+        if code is grpc.StatusCode.INVALID_ARGUMENT:
+            return InvalidRequest(code, details, field_violations(error))
+        return cls(code, details)
+
+
+class InvalidRequest(RemoteError, ValueError):
+    """INVALID_ARGUMENT: `violations` lists (field path, problem)."""
+
+
+@dataclass(frozen=True)
+class StreamError:
+    """A stream item the server refused."""
+
+    code: int
+    message: str
+    violations: list[tuple[str, str]]
+
+
+def _request(position: PositionLike, mode: str, objective: str, target: int | None,
+             request_id: str = "") -> pb.SolveRequest:
+    if mode not in convert.MODES:
+        raise ValueError(f"mode: {mode!r} is not one of {', '.join(convert.MODES)}")
+    if objective not in convert.OBJECTIVES:
+        raise ValueError(f"objective: {objective!r} is not one of {', '.join(convert.OBJECTIVES)}")
+    request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
+                              objective=convert.OBJECTIVES[objective], id=request_id)
+    if target is not None:
+        request.target = target
+    return request
+
+
+class Client:
+    """A channel to the service with typed calls.
+
+    `token` adds ``authorization: Bearer <token>``; `root_certificates` (PEM
+    bytes) turns on TLS (`server_name` overrides the name checked in the
+    server's certificate). `timeout` is the default deadline of each call in
+    seconds (None: no deadline).
+    """
+
+    def __init__(self, target: str = "127.0.0.1:50051", *, token: str | None = None,
+                 root_certificates: bytes | None = None, server_name: str | None = None,
+                 timeout: float | None = None, options: list[tuple[str, Any]] | None = None) -> None:
+        options = list(options or [])
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        if root_certificates is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self.channel = grpc.secure_channel(target, credentials, options=options)
+        else:
+            self.channel = grpc.insecure_channel(target, options=options)
+        self.stub = pb_grpc.DoubleDummyStub(self.channel)
+        self.health_stub = health_pb2_grpc.HealthStub(self.channel)
+        self.timeout = timeout
+        self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        return self.timeout if timeout is None else timeout
+
+    def solve(self, position: PositionLike, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution:
+        """`solver.solve.Solver.solve` on the server."""
+        try:
+            response = self.stub.Solve(_request(position, mode, objective, target),
+                                       timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+        return convert.solution_from_message(response.solution)
+
+    def solve_many(self, positions: Iterable[tuple[str, PositionLike]], mode: str = "all",
+                   objective: str = "points", target: int | None = None,
+                   timeout: float | None = None) -> Iterator[tuple[str, Solution | StreamError]]:
+        """(id, position) pairs through one SolveStream call; yields (id, Solution or
+        StreamError) in the same order."""
+        requests = (_request(p, mode, objective, target, request_id) for request_id, p in positions)
+        try:
+            for response in self.stub.SolveStream(requests, timeout=self._timeout(timeout),
+                                                  metadata=self.metadata):
+                if response.HasField("error"):
+                    e = response.error
+                    yield response.id, StreamError(e.code, e.message,
+                                                   [(v.field, v.description) for v in e.field_violations])
+                else:
+                    yield response.id, convert.solution_from_message(response.solution)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+
+    def legal_moves(self, position: PositionLike, lenient: bool = False,
+                    timeout: float | None = None) -> list[str]:
+        try:
+            response = self.stub.LegalMoves(pb.LegalMovesRequest(position=convert.position_message(position),
+                                                                 lenient=lenient),
+                                            timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+        return list(response.legal)
+
+    def health(self, service: str = "", timeout: float | None = 5.0) -> str:
+        """SERVING, NOT_SERVING, ... (the grpc.health.v1 status name)."""
+        try:
+            response = self.health_stub.Check(health_pb2.HealthCheckRequest(service=service),
+                                              timeout=timeout)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+        return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m server.client solve|legal|health`: position JSON lines on stdin, answers as JSON
+    lines (the formats of `malilla-dd solve` and `malilla-dd legal`) from a running service."""
+    import argparse
+    import json
+    import os
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m server.client", description=main.__doc__)
+    parser.add_argument("command", choices=["solve", "legal", "health"])
+    parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS", "127.0.0.1:50051"),
+                        help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
+    parser.add_argument("--mode", choices=list(convert.MODES), default="all")
+    parser.add_argument("--objective", choices=list(convert.OBJECTIVES), default="points")
+    parser.add_argument("--target", type=int)
+    parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
+    parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN"),
+                        help="bearer token [env MALILLA_DD_TOKEN]")
+    parser.add_argument("--ca", help="PEM file of the certificate authority: use TLS")
+    args = parser.parse_args(argv)
+    roots = open(args.ca, "rb").read() if args.ca else None
+    with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
+        if args.command == "health":
+            try:
+                print(client.health())
+            except RemoteError as e:
+                print(e, file=sys.stderr)
+                return 1
+            return 0
+        status = 0
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                if args.command == "legal":
+                    answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
+                else:
+                    answer = client.solve(line, args.mode, args.objective, args.target).to_json()
+            except RemoteError as e:
+                answer = {"error": e.details, "code": e.code.name}
+                if e.code not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    status = 1
+            except ValueError as e:   # not JSON, or a bad option
+                answer = {"error": str(e)}
+            print(json.dumps(answer), flush=True)
+        return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

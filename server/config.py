@@ -1,0 +1,156 @@
+"""The service's settings: command-line flags with environment-variable fallbacks.
+
+Kept free of gRPC imports so that `malilla-dd --help` stays quick.
+
+| flag               | environment                 | default                        |
+| ------------------ | --------------------------- | ------------------------------ |
+| --host             | MALILLA_DD_HOST             | 127.0.0.1                      |
+| --port             | MALILLA_DD_PORT             | 50051 (0: any free port)       |
+| --workers          | MALILLA_DD_WORKERS          | the usable cores               |
+| --memory           | MALILLA_DD_MEMORY           | 256M table per worker          |
+| --max-concurrent   | MALILLA_DD_MAX_CONCURRENT   | 8 per worker                   |
+| --max-message      | MALILLA_DD_MAX_MESSAGE      | 4M                             |
+| --grace            | MALILLA_DD_GRACE            | 10 (seconds)                   |
+| --token            | MALILLA_DD_TOKEN            | none (no token asked)          |
+| --tls-cert/-key    | MALILLA_DD_TLS_CERT/_KEY    | none (plaintext)               |
+| --log-level        | MALILLA_DD_LOG_LEVEL        | INFO (access log lines)        |
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+from solver.solve import DEFAULT_MEMORY
+
+__all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers"]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 50051
+DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024
+DEFAULT_GRACE = 10.0
+ENV_PREFIX = "MALILLA_DD_"
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)(i?b)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes from ``268435456``, ``256M``, ``256MiB``, ``64k``, ``1G`` (binary multiples)."""
+    if isinstance(text, int):
+        return text
+    m = _SIZE.fullmatch(text)
+    if not m:
+        raise ValueError(f"{text!r} is not a size (bytes, or a number with K, M or G)")
+    return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    workers: int = 1
+    memory: int = DEFAULT_MEMORY
+    max_concurrent: int | None = None
+    """None: 8 per worker."""
+    max_message: int = DEFAULT_MAX_MESSAGE
+    grace: float = DEFAULT_GRACE
+    token: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
+        if self.workers < 1:
+            raise ValueError(f"workers: {self.workers} (at least 1)")
+        if self.memory < 1 << 16:
+            raise ValueError(f"memory: {self.memory} bytes is too small for a table (at least 64K)")
+        if self.max_concurrent is not None and self.max_concurrent < 1:
+            raise ValueError(f"max_concurrent: {self.max_concurrent} (at least 1)")
+        if self.max_message < 1024:
+            raise ValueError(f"max_message: {self.max_message} bytes (at least 1K)")
+        if self.grace < 0:
+            raise ValueError(f"grace: {self.grace} seconds (0 or more)")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls: give both the certificate and the key files, or neither")
+
+    @property
+    def concurrency(self) -> int:
+        """The calls allowed at once."""
+        return self.max_concurrent if self.max_concurrent is not None else 8 * self.workers
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+
+_FLAGS = [
+    # (field, flag, type, help)
+    ("host", "--host", str, "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)"),
+    ("port", "--port", int, f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"),
+    ("workers", "--workers", int, "solver threads, each with its own table (default: the usable cores)"),
+    ("memory", "--memory", parse_size, "transposition table per worker, bytes or 256M / 1G (default 256M)"),
+    ("max_concurrent", "--max-concurrent", int,
+     "calls in progress at once; one more gets RESOURCE_EXHAUSTED (default 8 per worker)"),
+    ("max_message", "--max-message", parse_size, "largest request or response message (default 4M)"),
+    ("grace", "--grace", float, "seconds that calls in flight get to finish on SIGTERM/SIGINT (default 10)"),
+    ("token", "--token", str, "ask every call (health checks excepted) for 'authorization: Bearer TOKEN'; "
+                              "prefer the environment variable, which ps does not show"),
+    ("tls_cert", "--tls-cert", str, "PEM certificate chain file: serve TLS (with --tls-key)"),
+    ("tls_key", "--tls-key", str, "PEM private key file"),
+    ("log_level", "--log-level", str, "DEBUG, INFO (access log), WARNING or ERROR (default INFO)"),
+]
+
+
+_METAVARS = {"workers": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
+             "grace": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
+
+
+def _env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of `malilla-dd serve`; each falls back to MALILLA_DD_<NAME> in the environment."""
+    for name, flag, _, text in _FLAGS:
+        parser.add_argument(flag, dest=name, default=None, metavar=_METAVARS.get(name, name.upper()),
+                            help=f"{text} [env {_env_name(name)}]")
+
+
+def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Config:
+    """A checked `Config` from parsed flags, then the environment, then the defaults.
+
+    Raises ValueError naming the flag or variable that is wrong.
+    """
+    environ = os.environ if environ is None else environ
+    values: dict = {"workers": default_workers()}
+    known = {f.name for f in fields(Config)}
+    for name, flag, convert, _ in _FLAGS:
+        assert name in known
+        raw = getattr(args, name, None)
+        source = flag
+        if raw is None and environ.get(_env_name(name)):
+            raw, source = environ[_env_name(name)], _env_name(name)
+        if raw is None:
+            continue
+        try:
+            values[name] = convert(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            raise ValueError(f"{source}: {raw!r} is not a valid {name.replace('_', ' ')}") from None
+    if values.get("log_level"):
+        values["log_level"] = values["log_level"].upper()
+        if values["log_level"] not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ValueError(f"log level: {values['log_level']!r} is not DEBUG, INFO, WARNING or ERROR")
+    return Config(**values)

@@ -1,0 +1,140 @@
+"""Server interceptors: the access log and the bearer token."""
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+__all__ = ["AccessLog", "BearerToken", "OPEN_METHODS"]
+
+access_log = logging.getLogger("malilla_dd.access")
+
+OPEN_METHODS = ("/grpc.health.v1.Health/",)
+"""Method prefixes that need no token: load balancers and orchestrators probe health without one."""
+
+
+def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Callable) -> grpc.RpcMethodHandler:
+    """The same handler with its behaviour wrapped (unary or streaming response)."""
+    kind = ("stream" if handler.request_streaming else "unary") + "_" + \
+           ("stream" if handler.response_streaming else "unary")
+    behavior = getattr(handler, kind)
+    wrapped = wrap_stream(behavior) if handler.response_streaming else wrap_unary(behavior)
+    make = getattr(grpc, f"{kind}_rpc_method_handler")
+    return make(wrapped, request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer)
+
+
+class AccessLog(grpc.ServerInterceptor):
+    """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
+    one at its start (DEBUG). The wrapped handlers are built once per method."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None:
+            return None
+        key = (details.method, id(handler))
+        wrapped = self._handlers.get(key)
+        if wrapped is None:
+            if len(self._handlers) > 1024:   # only a server whose handlers are made per call gets here
+                self._handlers.clear()
+            wrapped = self._handlers[key] = self._wrap(details.method, handler)
+        return wrapped
+
+    @staticmethod
+    def _wrap(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        def begin(context: grpc.ServicerContext) -> float:
+            if access_log.isEnabledFor(logging.DEBUG):
+                access_log.debug("method=%s started peer=%s", method, context.peer())
+            return time.perf_counter()
+
+        def record(context: grpc.ServicerContext, start: float, error: BaseException | None) -> None:
+            if not access_log.isEnabledFor(logging.INFO):
+                return
+            code = context.code()
+            if code is None:
+                code = grpc.StatusCode.OK if error is None else grpc.StatusCode.UNKNOWN
+            name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+            access_log.info("method=%s status=%s latency_ms=%.1f peer=%s", method, name,
+                            (time.perf_counter() - start) * 1000, context.peer())
+
+        def unary(behavior: Callable) -> Callable:
+            def run(request: Any, context: grpc.ServicerContext) -> Any:
+                start = begin(context)
+                error = None
+                try:
+                    return behavior(request, context)
+                except BaseException as e:
+                    error = e
+                    raise
+                finally:
+                    record(context, start, error)
+            return run
+
+        def stream(behavior: Callable) -> Callable:
+            def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                start = begin(context)
+                error = None
+                try:
+                    yield from behavior(request, context)
+                except BaseException as e:
+                    error = e
+                    raise
+                finally:
+                    record(context, start, error)
+            return run
+
+        return _wrap(handler, unary, stream)
+
+
+class BearerToken(grpc.ServerInterceptor):
+    """Every call but health checks needs ``authorization: Bearer <token>`` metadata."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("token: empty")
+        self._expected = f"Bearer {token}".encode()
+        self._refusals: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+
+    def _allowed(self, details: grpc.HandlerCallDetails) -> bool:
+        if details.method.startswith(OPEN_METHODS):
+            return True
+        for key, value in details.invocation_metadata or ():
+            if key == "authorization":
+                given = value.encode() if isinstance(value, str) else value
+                return hmac.compare_digest(given, self._expected)
+        return False
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None or self._allowed(details):
+            return handler
+        key = (details.method, id(handler))
+        refusal = self._refusals.get(key)
+        if refusal is None:
+            if len(self._refusals) > 1024:
+                self._refusals.clear()
+            refusal = self._refusals[key] = _wrap(handler, self._refuse_unary, self._refuse_stream)
+        return refusal
+
+    @staticmethod
+    def _refuse(context: grpc.ServicerContext) -> None:
+        context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                      "missing or wrong bearer token (metadata 'authorization: Bearer <token>')")
+
+    @classmethod
+    def _refuse_unary(cls, behavior: Callable) -> Callable:
+        return lambda request, context: cls._refuse(context)
+
+    @classmethod
+    def _refuse_stream(cls, behavior: Callable) -> Callable:
+        def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            cls._refuse(context)
+            yield  # pragma: no cover - _refuse() raises
+        return run

@@ -1,0 +1,186 @@
+"""Start-up of the gRPC service: flags, health, reflection, TLS, token, signals.
+
+`malilla-dd serve` (or `python -m server`) runs `serve()`; tests and embedding
+programs call `start(Config(...))` and get a `Running` server back.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ._proto import SERVICE_NAME, pb_grpc
+from .config import Config, add_arguments, config_from_args
+from .interceptors import AccessLog, BearerToken
+from .service import DoubleDummyService
+
+__all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS"]
+
+log = logging.getLogger("malilla_dd.server")
+
+EXTRA_CALLS = 8
+"""Handler threads (and gRPC's own call limit) beyond the service's limit, for health
+checks, reflection and the refusals of calls past the limit: so no call ever waits in
+an unbounded queue."""
+
+HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+
+
+class Running:
+    """A started server. `stop()` turns health to NOT_SERVING, stops accepting calls,
+    lets the calls in flight finish within the grace period, then frees the workers."""
+
+    def __init__(self, server: grpc.Server, service: DoubleDummyService, health: health.HealthServicer,
+                 config: Config, port: int, pools: list[ThreadPoolExecutor]) -> None:
+        self.server = server
+        self.service = service
+        self.health = health
+        self.config = config
+        self.port = port
+        self._pools = pools
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    @property
+    def address(self) -> str:
+        host = self.config.host
+        return f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+
+    def stop(self, grace: float | None = None) -> None:
+        """Graceful stop (`grace` seconds, the configured one by default); a second call
+        while stopping shortens the grace period to its own."""
+        grace = self.config.grace if grace is None else grace
+        with self._lock:
+            first = not self._stopping
+            self._stopping = True
+        if first:
+            self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
+            log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
+        done = self.server.stop(grace)
+        if not first:
+            return
+        done.wait()
+        self.service.close()
+        closing = threading.Thread(target=lambda: [p.shutdown(wait=True, cancel_futures=True) for p in self._pools],
+                                   daemon=True)
+        closing.start()
+        closing.join(2.0)   # the handlers of cancelled calls return at once (their access log lines come first)
+        self._stopped.set()
+        log.info("stopped")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until `stop()` has finished."""
+        return self._stopped.wait(timeout)
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop(0)
+
+
+def start(config: Config) -> Running:
+    """Build and start the server described by `config` (port 0 picks a free port)."""
+    service = DoubleDummyService(config.workers, config.memory, config.concurrency)
+    calls = config.concurrency + EXTRA_CALLS
+    handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
+    health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog()]
+    if config.token:
+        interceptors.append(BearerToken(config.token))
+    server = grpc.server(
+        handlers,
+        interceptors=interceptors,
+        options=[
+            ("grpc.max_receive_message_length", config.max_message),
+            ("grpc.max_send_message_length", config.max_message),
+            ("grpc.so_reuseport", 0),   # a second server on a busy port fails instead of sharing it
+        ],
+        maximum_concurrent_rpcs=calls,
+    )
+    pb_grpc.add_DoubleDummyServicer_to_server(service, server)
+    health_servicer = health.HealthServicer(experimental_non_blocking=True,
+                                            experimental_thread_pool=health_pool)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME), server)
+    try:
+        if config.tls_cert:
+            key = Path(config.tls_key).read_bytes()
+            chain = Path(config.tls_cert).read_bytes()
+            port = server.add_secure_port(config.address, grpc.ssl_server_credentials([(key, chain)]))
+        else:
+            port = server.add_insecure_port(config.address)
+    except RuntimeError as e:
+        service.close()
+        raise OSError(f"cannot listen on {config.address}: {e}") from None
+    if port == 0:   # older gRPC reports a failed bind this way
+        service.close()
+        raise OSError(f"cannot listen on {config.address}")
+    server.start()
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    running = Running(server, service, health_servicer, config, port, [handlers, health_pool])
+    log.info("serving %s on %s: %d worker(s), %d MiB table each, at most %d calls at once, "
+             "messages up to %d bytes, TLS %s, token %s", SERVICE_NAME, running.address, config.workers,
+             config.memory >> 20, config.concurrency, config.max_message,
+             "on" if config.tls_cert else "off", "on" if config.token else "off")
+    return running
+
+
+def serve(config: Config) -> int:
+    """Run until SIGTERM or SIGINT, then stop gracefully; returns the exit status."""
+    logging.basicConfig(level=config.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        running = start(config)
+    except (OSError, ValueError) as e:
+        print(f"malilla-dd serve: {e}", file=sys.stderr)
+        return 1
+    print(f"malilla-dd: serving {SERVICE_NAME} on {running.address}", flush=True)
+    requested = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        if requested.is_set():   # a second signal: no more grace
+            log.warning("%s again: cancelling the calls in flight", signal.Signals(signum).name)
+            running.stop(0)
+            return
+        log.info("%s received", signal.Signals(signum).name)
+        requested.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while not requested.wait(1.0):
+            pass
+        running.stop()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m server", description="The malilla-dd gRPC service.")
+    add_arguments(parser)
+    return parser
+
+
+def run_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        config = config_from_args(args)
+    except ValueError as e:
+        parser.error(str(e))
+    return serve(config)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    return run_args(parser.parse_args(argv), parser)

@@ -1,0 +1,473 @@
+"""The servicer of `malilla.dd.v1.DoubleDummy`: proto in, library call, proto out.
+
+Worker model: solves run in a bounded pool of `workers` threads; each thread
+keeps its own `solver.solve.Solver` (its own transposition table of `memory`
+bytes) and the search runs with the GIL released, so the workers use as many
+cores. At most `max_concurrent` calls of this service run at once; one more is
+refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
+
+Deadlines and cancellation reach into the search: a solve gets the call's
+remaining time as its timeout, and a call that ends early (deadline passed,
+client gone, server stopping past its grace) cancels its search, which stops
+within a few milliseconds and frees its worker.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from solver.cards import SEATS
+from solver.position import Position, PositionError
+from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver
+
+from . import convert
+from ._proto import pb, pb_grpc
+
+__all__ = ["DoubleDummyService", "BadRequest"]
+
+log = logging.getLogger("malilla_dd.server")
+
+_OPTION_FIELDS = ("mode", "objective", "target")
+
+
+class BadRequest(Exception):
+    """A request the library refused: field violations as (field path, problem)."""
+
+    def __init__(self, violations: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{f}: {p}" if f else p for f, p in violations))
+        self.violations = violations
+
+    def status(self) -> grpc.Status:
+        """INVALID_ARGUMENT with a google.rpc.BadRequest in the details."""
+        detail = error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=f, description=p) for f, p in self.violations])
+        packed = any_pb2.Any()
+        packed.Pack(detail)
+        return rpc_status.to_status(status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=str(self),
+                                                      details=[packed]))
+
+    def message(self) -> pb.Error:
+        """The same, as a stream item's `Error`."""
+        return pb.Error(code=code_pb2.INVALID_ARGUMENT, message=str(self), field_violations=[
+            pb.FieldViolation(field=f, description=p) for f, p in self.violations])
+
+
+def _library_error(e: ValueError) -> BadRequest:
+    """A ValueError of the library as field violations in request terms."""
+    if isinstance(e, PositionError):
+        return BadRequest([(convert.field_path(e.field), e.problem)])
+    name, sep, problem = str(e).partition(": ")
+    if sep and name in _OPTION_FIELDS:
+        return BadRequest([(name, problem)])
+    return BadRequest([("", str(e))])
+
+
+@dataclass
+class _Task:
+    """One checked solve request."""
+
+    position: Position
+    mode: str
+    objective: str
+    target: int | None
+
+
+def read_solve_request(request: pb.SolveRequest) -> _Task:
+    """Check the options and read the position; raises `BadRequest` naming every bad field."""
+    violations: list[tuple[str, str]] = []
+    mode = objective = None
+    try:
+        mode = convert.mode_name(request.mode)
+    except ValueError as e:
+        violations.append(("mode", str(e)))
+    try:
+        objective = convert.objective_name(request.objective)
+    except ValueError as e:
+        violations.append(("objective", str(e)))
+    target = request.target if request.HasField("target") else None
+    if mode == "target" and target is None:
+        violations.append(("target", "MODE_TARGET needs a target"))
+    elif mode is not None and mode != "target" and target is not None:
+        violations.append(("target", "a target goes with MODE_TARGET only"))
+    position = None
+    if not request.HasField("position"):
+        violations.append(("position", "missing"))
+    else:
+        try:
+            position = Position.from_json(convert.position_dict(request.position))
+        except PositionError as e:
+            violations.append((convert.field_path(e.field), e.problem))
+    if violations:
+        raise BadRequest(violations)
+    return _Task(position, mode, objective, target)
+
+
+NO_DEADLINE = 1e6
+"""Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
+
+
+def time_left(context: grpc.ServicerContext) -> float | None:
+    """Seconds before the call's deadline (0 once passed), None without a deadline."""
+    remaining = context.time_remaining()
+    return None if remaining is None or remaining > NO_DEADLINE else max(remaining, 0.0)
+
+
+DEADLINE_SLACK = 0.02
+"""Seconds: a search stopped this close to the deadline was stopped by it (gRPC's clock
+and Python's differ by a little)."""
+
+
+class _Stopped(Exception):
+    """A job that was cancelled before or while it ran."""
+
+
+class _Job:
+    """A solve on its way through the pool; `cancel()` may come from any thread at any time."""
+
+    def __init__(self, task: _Task, context: grpc.ServicerContext) -> None:
+        self.task = task
+        self.context = context
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self.solver: Solver | None = None   # set while the search runs
+        self.future: Future | None = None
+
+    def cancel(self, canceller: _Canceller | None = None) -> None:
+        with self.lock:
+            self.cancelled = True
+            solver = self.solver
+            if solver is not None:
+                solver.cancel()
+        future = self.future
+        if future is not None:
+            future.cancel()   # still queued: never runs
+        if solver is not None and canceller is not None:
+            canceller.watch(self)
+
+    def recancel(self) -> bool:
+        """Cancel again while the search still runs (a search that was just starting resets
+        its stop flag); False once the job has let go of its solver."""
+        with self.lock:
+            if self.solver is None:
+                return False
+            self.solver.cancel()
+            return True
+
+
+class _Canceller:
+    """Repeats `Solver.cancel()` every millisecond for cancelled jobs until their search returns.
+
+    One cancel nearly always suffices; this closes the window where a search
+    that is just starting clears the flag that the cancel had set.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._jobs: set[_Job] = set()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def watch(self, job: _Job) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            self._jobs.add(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="dd-canceller", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                jobs = list(self._jobs)
+            done = [job for job in jobs if not job.recancel()]
+            with self._cond:
+                self._jobs.difference_update(done)
+            time.sleep(0.001)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
+class _Admission:
+    """Counts the calls in progress; refuses one past the limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+        self._lock = threading.Lock()
+
+    def enter(self) -> bool:
+        with self._lock:
+            if self.active >= self.limit:
+                return False
+            self.active += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.active -= 1
+
+
+class _Slot:
+    """One admitted call; released once, by the handler or by the call's end."""
+
+    def __init__(self, admission: _Admission) -> None:
+        self._admission = admission
+        self._lock = threading.Lock()
+        self._held = True
+
+    def release(self) -> None:
+        with self._lock:
+            if not self._held:
+                return
+            self._held = False
+        self._admission.leave()
+
+
+class DoubleDummyService(pb_grpc.DoubleDummyServicer):
+    """Translates and calls the library; see the module docstring for the worker model."""
+
+    def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8) -> None:
+        if workers < 1:
+            raise ValueError(f"workers: {workers} (at least 1)")
+        if max_concurrent < 1:
+            raise ValueError(f"max_concurrent: {max_concurrent} (at least 1)")
+        Solver(memory)   # checks the size now rather than in the first call (the table is not touched)
+        self.workers = workers
+        self.memory = memory
+        self.admission = _Admission(max_concurrent)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
+        self._local = threading.local()
+        self._canceller = _Canceller()
+
+    # ------------------------------------------------------------ plumbing
+
+    def close(self, wait: bool = True) -> None:
+        """Stop the pool (after the server has stopped: queued solves are dropped)."""
+        self._pool.shutdown(wait=wait, cancel_futures=True)
+        self._canceller.close()
+
+    def _solver(self) -> Solver:
+        solver = getattr(self._local, "solver", None)
+        if solver is None:
+            solver = self._local.solver = Solver(self.memory)
+        return solver
+
+    @contextmanager
+    def _admitted(self, context: grpc.ServicerContext) -> Iterator[None]:
+        if not self.admission.enter():
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"{self.admission.limit} calls are in progress, the server's limit "
+                          "(--max-concurrent): retry later")
+        slot = _Slot(self.admission)
+        context.add_callback(slot.release)
+        try:
+            yield
+        finally:
+            slot.release()
+
+    def _run(self, job: _Job) -> Solution:
+        """In a pool thread: the search, with the call's remaining time."""
+        with job.lock:
+            if job.cancelled:
+                raise _Stopped()
+            solver = job.solver = self._solver()
+        try:
+            remaining = time_left(job.context)
+            if remaining == 0:
+                raise _Stopped()
+            t = job.task
+            return solver.solve(t.position, t.mode, t.objective, t.target, timeout=remaining)
+        finally:
+            with job.lock:
+                job.solver = None
+
+    def _submit(self, task: _Task, context: grpc.ServicerContext) -> _Job:
+        job = _Job(task, context)
+        try:
+            job.future = self._pool.submit(self._run, job)
+        except RuntimeError:   # the pool is shut down
+            context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+        return job
+
+    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Solution:
+        """The job's solution, or the call ends with the status that stopped it."""
+        try:
+            return job.future.result()
+        except (SearchStopped, _Stopped, CancelledError):
+            remaining = time_left(context)
+            if remaining is not None and remaining <= DEADLINE_SLACK:
+                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
+            context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped")
+        except ValueError as e:
+            context.abort_with_status(_library_error(e).status())
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _internal(context: grpc.ServicerContext, method: str) -> None:
+        """After an exception: re-raise an abort, turn anything else into INTERNAL (and log it)."""
+        if context.code() is not None:   # context.abort() raised
+            raise
+        log.exception("%s failed", method)
+        context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server goes on")
+
+    # ------------------------------------------------------------ RPCs
+
+    def Solve(self, request: pb.SolveRequest, context: grpc.ServicerContext) -> pb.SolveResponse:
+        with self._admitted(context):
+            try:
+                try:
+                    task = read_solve_request(request)
+                except BadRequest as e:
+                    context.abort_with_status(e.status())
+                job = self._submit(task, context)
+                if not context.add_callback(lambda: job.cancel(self._canceller)):
+                    job.cancel(self._canceller)   # the call has already ended
+                solution = self._wait(job, context)
+                return pb.SolveResponse(id=request.id, solution=convert.solution_message(
+                    solution, SEATS[task.position.to_move]))
+            except Exception:
+                self._internal(context, "Solve")
+
+    def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
+        with self._admitted(context):
+            try:
+                if not request.HasField("position"):
+                    context.abort_with_status(BadRequest([("position", "missing")]).status())
+                try:
+                    position = Position.from_json(convert.position_dict(request.position),
+                                                  strict=not request.lenient)
+                    legal = position.legal_moves()
+                except ValueError as e:
+                    context.abort_with_status(_library_error(e).status())
+                return pb.LegalMovesResponse(legal=legal, to_move=SEATS[position.to_move])
+            except Exception:
+                self._internal(context, "LegalMoves")
+
+    def SolveStream(self, request_iterator: Iterator[pb.SolveRequest],
+                    context: grpc.ServicerContext) -> Iterator[pb.SolveResponse]:
+        with self._admitted(context):
+            stream = _Stream(self, context, window=self.workers)
+            if not context.add_callback(stream.cancel):
+                return
+            reader = threading.Thread(target=stream.read, args=(request_iterator,), name="dd-stream-reader",
+                                      daemon=True)
+            reader.start()
+            try:
+                while True:
+                    item = stream.next_item()
+                    if item is None:
+                        break
+                    request_id, job, error = item
+                    if error is not None:
+                        stream.done(None)
+                        yield pb.SolveResponse(id=request_id, error=error.message())
+                        continue
+                    try:
+                        solution = self._wait(job, context)
+                    finally:
+                        stream.done(job)
+                    yield pb.SolveResponse(id=request_id, solution=convert.solution_message(
+                        solution, SEATS[job.task.position.to_move]))
+                if stream.failure is not None:
+                    context.abort(grpc.StatusCode.CANCELLED, "the request stream ended with an error")
+            except Exception:
+                self._internal(context, "SolveStream")
+            finally:
+                stream.cancel()
+
+
+class _Stream:
+    """One SolveStream call: a reader thread reads requests and submits up to `window`
+    solves at once; the handler answers them in order as each finishes."""
+
+    def __init__(self, service: DoubleDummyService, context: grpc.ServicerContext, window: int) -> None:
+        self.service = service
+        self.context = context
+        self.window = threading.Semaphore(window)
+        self.cond = threading.Condition()
+        self.items: deque = deque()
+        self.jobs: set[_Job] = set()   # submitted, not yet answered
+        self.ended = False
+        self.cancelled = False
+        self.failure: Exception | None = None
+
+    def read(self, requests: Iterator[pb.SolveRequest]) -> None:
+        try:
+            for request in requests:
+                while not self.window.acquire(timeout=0.05):
+                    if self.cancelled:
+                        return
+                if self.cancelled:
+                    return
+                try:
+                    task = read_solve_request(request)
+                except BadRequest as e:   # answered in its turn; holds its place in the window till then
+                    self._put((request.id, None, e))
+                    continue
+                job = _Job(task, self.context)
+                with self.cond:
+                    if self.cancelled:
+                        return
+                    self.jobs.add(job)
+                try:
+                    job.future = self.service._pool.submit(self.service._run, job)
+                except RuntimeError as e:   # shutting down
+                    self.failure = e
+                    return
+                self._put((request.id, job, None))
+        except Exception as e:   # the client went away or sent something unreadable
+            if not self.cancelled:
+                self.failure = e
+        finally:
+            with self.cond:
+                self.ended = True
+                self.cond.notify_all()
+
+    def _put(self, item: tuple) -> None:
+        with self.cond:
+            self.items.append(item)
+            self.cond.notify_all()
+
+    def next_item(self) -> tuple | None:
+        """The next request in order, or None at the end of the stream."""
+        with self.cond:
+            while not self.items and not self.ended and not self.cancelled:
+                self.cond.wait()
+            if self.cancelled or not self.items:
+                return None
+            return self.items.popleft()
+
+    def done(self, job: _Job | None) -> None:
+        """The handler has the item's answer: its place in the window is free."""
+        if job is not None:
+            with self.cond:
+                self.jobs.discard(job)
+        self.window.release()
+
+    def cancel(self) -> None:
+        with self.cond:
+            self.cancelled = True
+            jobs, self.jobs = self.jobs, set()
+            self.cond.notify_all()
+        for job in jobs:
+            job.cancel(self.service._canceller)

@@ -1,0 +1,515 @@
+"""Post-game play analysis: the double-dummy cost of every card of a played deal.
+
+A played deal is the position JSON of the start of a deal (four full hands,
+trump, leader; optional ``dealer``, ``shown``, ``pending_doubling``) plus
+``play``, the cards in the order played: a whole deal or its beginning.
+
+For every card: the seat, the value for the seat's side of the position before
+the card and after it (points from the remaining play of the position before
+it, the trick in progress included, as in the position JSON's values), the
+cost (``before - after``: what the card gave away, 0 for an optimal card) and
+the optimal cards. One `Solver` serves the whole deal, so each position reuses
+the bounds that the earlier positions stored; one search per card (mode
+"all") gives the value before it, the value of every legal card and so the
+value after the card played.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import SEATS, CardError, card_name, card_points, parse_card, parse_seat
+from .position import IllegalPlay, Position, PositionError
+from .profiles import Profile
+from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
+from .solve import Solver, default_solver
+
+__all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
+           "Analysis", "analyze", "perfect_score", "side_pair", "SummaryTotals", "format_summary"]
+
+
+def side_pair(pair: tuple[int, int]) -> dict[str, int]:
+    """``(ns, ew)`` as ``{"N-S": ns, "E-W": ew}``."""
+    return {SIDE_NAMES[0]: pair[0], SIDE_NAMES[1]: pair[1]}
+
+
+def _signed_to_pair(signed_ns: int) -> tuple[int, int]:
+    """N-S's signed deal score as the match points each side scores."""
+    return (signed_ns, 0) if signed_ns > 0 else (0, -signed_ns)
+
+
+def perfect_score(solver: Solver, start: Position, pending_doubling: bool = False,
+                  points_ns: int | None = None, timeout: float | None = None) -> tuple[tuple[int, int], bool]:
+    """Match points each side scores (N-S, E-W) when both play perfectly from `start`, and
+    whether the winners take every trick.
+
+    Where a capot multiplies the score (Manille) this is a search with the
+    deal-score objective, so that a capot outranks a plain win; elsewhere the
+    double-dummy points decide it (`points_ns`, searched when not given).
+    """
+    profile = start.profile
+    pending = pending_doubling and profile.tie_doubles_next
+    if profile.capot_multiplier > 1:
+        sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
+        signed = sol.value if start.to_move % 2 == 0 else -sol.value
+        plain = (profile.total_points - profile.half) * deal_multiplier(profile, start.trump)
+        capot = abs(signed) > plain
+    else:
+        if points_ns is None:
+            value = solver.solve(start, mode="best", timeout=timeout).value
+            points_ns = value if start.to_move % 2 == 0 else profile.total_points - value
+        won = max(points_ns, profile.total_points - points_ns)
+        capot = profile.trick_bonus > 0 and won == profile.total_points
+        signed = side_score(profile, points_ns, capot, start.trump)
+    if pending:
+        signed *= 2
+    return _signed_to_pair(signed), capot
+
+
+# ---------------------------------------------------------------- input
+
+
+@dataclass(frozen=True)
+class PlayedDeal:
+    """The start of a deal and the cards played from it, read from JSON."""
+
+    start: Position
+    play: tuple[str, ...]
+    """The cards in the order played, as canonical card names."""
+    dealer: int
+    """The seat before the first leader (given as ``dealer`` or inferred from ``leader``)."""
+    shown: str | None = None
+    """Malilla: the dealer's shown card (its suit is trump), for the dealer's bonus."""
+    pending_doubling: bool = False
+    """Manille: the previous deal was tied, so this one counts double."""
+
+    @classmethod
+    def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
+        """Read a played deal; a malformed one raises `PositionError` naming the field."""
+        if isinstance(obj, (str, bytes)):
+            try:
+                obj = json.loads(obj)
+            except (ValueError, RecursionError) as e:
+                raise PositionError("deal", f"not valid JSON ({e})") from None
+        if not isinstance(obj, dict):
+            raise PositionError("deal", "expected a JSON object")
+        start = Position.from_json(obj)
+        profile = start.profile
+        if start.trick or start.tricks_played:
+            raise PositionError("hands", "a played deal starts from four full hands and no card played")
+        leader_dealer = (start.leader - profile.step) % 4
+        dealer = leader_dealer
+        if obj.get("dealer") is not None:
+            try:
+                dealer = parse_seat(obj["dealer"])
+            except CardError as e:
+                raise PositionError("dealer", str(e)) from None
+            if dealer != leader_dealer:
+                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} "
+                                    f"leads the first trick, not {SEATS[start.leader]}")
+        shown = cls._read_shown(obj.get("shown"), start, dealer)
+        pending = obj.get("pending_doubling", False)
+        if not isinstance(pending, bool):
+            raise PositionError("pending_doubling", "expected true or false")
+        if pending and not profile.tie_doubles_next:
+            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
+        raw = obj.get("play")
+        if raw is None:
+            raise PositionError("play", "missing: the cards in the order played")
+        if isinstance(raw, str):
+            items = raw.split()
+        elif isinstance(raw, list) and all(isinstance(c, str) for c in raw):
+            items = raw
+        else:
+            raise PositionError("play", "expected a list of card strings or a space-separated string")
+        limit = 4 * profile.cards_per_hand
+        if len(items) > limit:
+            raise PositionError("play", f"{len(items)} cards; a {profile.name} deal has {limit}")
+        play = []
+        for i, text in enumerate(items):
+            try:
+                play.append(card_name(parse_card(text, profile), profile))
+            except CardError as e:
+                raise PositionError(f"play[{i}]", str(e)) from None
+        return cls(start, tuple(play), dealer, shown, pending)
+
+    @staticmethod
+    def _read_shown(value: Any, start: Position, dealer: int) -> str | None:
+        if value is None:
+            return None
+        profile = start.profile
+        if not profile.dealer_bonus:
+            raise PositionError("shown", f"{profile.name} has no dealer's bonus and no shown card")
+        if not isinstance(value, str):
+            raise PositionError("shown", "expected a card string")
+        try:
+            card = parse_card(value, profile)
+        except CardError as e:
+            raise PositionError("shown", str(e)) from None
+        name = card_name(card, profile)
+        if not start.hands[dealer] >> card & 1:
+            raise PositionError("shown", f"{name} is not in the dealer {SEATS[dealer]}'s hand")
+        if profile.trump_from_dealer_card and name[-1] != start.trump:
+            raise PositionError("shown", f"{name} would make {name[-1]} trump, not {start.trump}")
+        return name
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.start.to_json()
+        out["dealer"] = SEATS[self.dealer]
+        if self.shown is not None:
+            out["shown"] = self.shown
+        if self.pending_doubling:
+            out["pending_doubling"] = True
+        out["play"] = list(self.play)
+        return out
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class CardAnalysis:
+    """One card played, judged double dummy from its mover's side."""
+
+    index: int
+    """0-based position of the card in the play."""
+    card: str
+    seat: str
+    before: int
+    """Value of the position before the card for the seat's side (remaining play, trick in progress included)."""
+    after: int
+    """Value after the card, for the same side and in the same frame as `before`."""
+    best: tuple[str, ...]
+    """The optimal cards (those worth `before`)."""
+    values: Mapping[str, int] = field(hash=False)
+    """Every legal card's value for the seat's side, best first."""
+    won: tuple[int, int]
+    """Points N-S and E-W had taken in completed tricks before the card."""
+    total: int
+    """Points in the deal (cards plus trick bonuses)."""
+
+    @property
+    def cost(self) -> int:
+        return self.before - self.after
+
+    @property
+    def side(self) -> int:
+        """0 for N-S, 1 for E-W."""
+        return SEATS.index(self.seat) % 2
+
+    @property
+    def trick(self) -> int:
+        """0-based trick number."""
+        return self.index // 4
+
+    @property
+    def forced(self) -> bool:
+        """The only legal card."""
+        return len(self.values) == 1
+
+    def deal_value(self, after: bool = True) -> tuple[int, int]:
+        """The deal's points for N-S and E-W under perfect play from here on (after the card or before it)."""
+        mine = self.won[self.side] + (self.after if after else self.before)
+        pair = [0, 0]
+        pair[self.side] = mine
+        pair[1 - self.side] = self.total - mine
+        return pair[0], pair[1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": self.card, "seat": self.seat, "before": self.before, "after": self.after,
+                "cost": self.cost, "best": list(self.best), "values": dict(self.values),
+                "deal": side_pair(self.deal_value())}
+
+
+@dataclass(frozen=True)
+class TrickRecord:
+    """A trick of the play (the last one may be unfinished)."""
+
+    leader: str
+    cards: tuple[str, ...]
+    seats: tuple[str, ...]
+    winner: str | None
+    """None while the trick is unfinished."""
+    points: int
+    """Card points plus the trick bonus (of the cards so far while unfinished)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"leader": self.leader, "cards": list(self.cards), "winner": self.winner, "points": self.points}
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    seat: str
+    cards: int
+    cost: int
+    mistakes: int
+    """Cards that cost something."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cards": self.cards, "cost": self.cost, "mistakes": self.mistakes}
+
+
+@dataclass(frozen=True)
+class IllegalCard:
+    """The card that stopped the analysis, and the rule it broke."""
+
+    index: int
+    card: str
+    seat: str
+    rule: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "card": self.card, "seat": self.seat, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """The deal's outcome: what happened, what perfect play gives, and the scores."""
+
+    complete: bool
+    points: tuple[int, int]
+    """Points each side took in the completed tricks of the play."""
+    tricks: tuple[int, int]
+    dd_points: tuple[int, int]
+    """Double-dummy points of the deal from its start."""
+    dd_score: tuple[int, int]
+    """Match points each side scores under perfect play from the start."""
+    dd_capot: bool
+    projected: tuple[int, int]
+    """The deal's points under perfect play after the last legal card analysed."""
+    score: DealScore | None
+    """The actual deal scored (complete deals only)."""
+    dealer: str
+    dealer_bonus: dict[str, Any] | None = field(hash=False)
+    """Malilla: the shown card's bonus to the dealer's side (None when the shown card is not known)."""
+    bonus_rule: bool
+    """The game has a dealer's bonus."""
+    pending_doubling: bool
+    notes: tuple[str, ...] = ()
+    penalty: dict[str, Any] | None = field(default=None, hash=False)
+    """The strict profile's match-losing fault, when an illegal card stopped the play."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "complete": self.complete,
+            "actual": {"points": side_pair(self.points), "tricks": side_pair(self.tricks)},
+            "double_dummy": {"points": side_pair(self.dd_points), "match_points": side_pair(self.dd_score),
+                             "capot": self.dd_capot},
+            "projected": side_pair(self.projected),
+            "dealer": self.dealer,
+        }
+        if self.score is not None:
+            out["actual"].update({"match_points": side_pair(self.score.score), "multiplier": self.score.multiplier,
+                                  "capot": self.score.capot, "tied": self.score.tied})
+        if self.pending_doubling:
+            out["pending_doubling"] = True
+        if self.bonus_rule:
+            out["dealer_bonus"] = self.dealer_bonus
+        if self.penalty is not None:
+            out["penalty"] = self.penalty
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A played deal analysed card by card."""
+
+    deal: PlayedDeal
+    cards: tuple[CardAnalysis, ...]
+    tricks: tuple[TrickRecord, ...]
+    seats: Mapping[str, SeatSummary] = field(hash=False)
+    result: DealResult
+    illegal: IllegalCard | None = None
+    nodes: int = 0
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def profile(self) -> Profile:
+        return self.deal.start.profile
+
+    @property
+    def start(self) -> Position:
+        return self.deal.start
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.profile.name,
+            "trump": self.start.trump,
+            "cards": [c.to_json() for c in self.cards],
+            "tricks": [t.to_json() for t in self.tricks],
+            "seats": {s: self.seats[s].to_json() for s in SEATS},
+            "result": self.result.to_json(),
+        }
+        if self.illegal is not None:
+            out["illegal"] = self.illegal.to_json()
+        return out
+
+
+# ---------------------------------------------------------------- the analysis
+
+
+def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = None,
+            timeout: float | None = None) -> Analysis:
+    """Analyse a played deal card by card (see the module's docstring).
+
+    `solver` defaults to this thread's shared solver; `timeout` bounds each
+    search (`SearchStopped` is raised when one runs out). An illegal card
+    stops the analysis there: `Analysis.illegal` names it and its rule.
+    """
+    if not isinstance(deal, PlayedDeal):
+        deal = PlayedDeal.from_json(deal)
+    if solver is None:
+        solver = default_solver()
+    began = time.perf_counter()
+    start = deal.start
+    profile = start.profile
+    total = profile.total_points
+    position = start
+    cards: list[CardAnalysis] = []
+    illegal = None
+    nodes = 0
+    for index, name in enumerate(deal.play):
+        seat = position.to_move
+        try:
+            after_position = position.play(name)
+        except IllegalPlay as e:
+            illegal = IllegalCard(index, name, SEATS[seat], e.problem)
+            break
+        sol = solver.solve(position, mode="all", timeout=timeout)
+        nodes += sol.nodes
+        cards.append(CardAnalysis(
+            index=index, card=name, seat=SEATS[seat], before=sol.value, after=sol.values[name],
+            best=tuple(sol.best), values=sol.values, won=position.points_won(), total=total))
+        position = after_position
+
+    if cards:
+        first = cards[0]
+        dd_points = first.deal_value(after=False)
+    else:
+        sol = solver.solve(start, mode="best", timeout=timeout)
+        nodes += sol.nodes
+        ns = sol.value if start.to_move % 2 == 0 else total - sol.value
+        dd_points = (ns, total - ns)
+    projected = cards[-1].deal_value() if cards else dd_points
+    dd_score, dd_capot = perfect_score(solver, start, deal.pending_doubling, dd_points[0], timeout)
+
+    complete = position.is_over
+    points, tricks = position.points_won(), position.tricks_won()
+    # the unfinished trick's cards are in nobody's points yet
+    score = score_deal(profile, points, tricks, start.trump, deal.pending_doubling) if complete else None
+    notes: list[str] = []
+    if not complete:
+        notes.append(f"partial deal: {len(cards)} of {4 * profile.cards_per_hand} cards played; "
+                     "'projected' completes it with perfect play")
+    if score is not None and score.capot and profile.slam_wins_match:
+        notes.append(f"{SIDE_NAMES[score.winner]} took every trick: in {profile.name} that wins the match at once")
+    if dd_capot and profile.slam_wins_match:
+        winner = 0 if dd_points[0] > dd_points[1] else 1
+        notes.append(f"with perfect play {SIDE_NAMES[winner]} take every trick, which wins the match at once")
+
+    bonus = None
+    if profile.dealer_bonus:
+        if deal.shown is None:
+            notes.append("the dealer's bonus is left out: give the dealer's shown card as 'shown' to count it")
+        else:
+            card = parse_card(deal.shown, profile)
+            bonus = {"card": deal.shown, "side": SIDE_NAMES[deal.dealer % 2], "points": card_points(card, profile),
+                     "rule": f"credited at once unless it brings the dealer's side to {profile.match_target} "
+                             "or more; then it waits for the deal and is dropped if either side reached "
+                             f"{profile.match_target} by it"}
+
+    penalty = None
+    if illegal is not None:
+        side = SEATS.index(illegal.seat) % 2
+        if profile.illegal_play_loses_match:
+            penalty = {"side": SIDE_NAMES[side], "winner": SIDE_NAMES[1 - side],
+                       "text": f"{illegal.seat} played {illegal.card} illegally: under the strict {profile.name} "
+                               f"profile a confirmed illegal play loses the match, so {SIDE_NAMES[1 - side]} "
+                               "win it"}
+        else:
+            notes.append(f"{illegal.seat} played {illegal.card} illegally; {profile.name} has no match penalty "
+                         "for it, the analysis stops there")
+
+    result = DealResult(
+        complete=complete, points=points, tricks=tricks, dd_points=dd_points, dd_score=dd_score,
+        dd_capot=dd_capot, projected=projected, score=score, dealer=SEATS[deal.dealer], dealer_bonus=bonus,
+        bonus_rule=profile.dealer_bonus,
+        pending_doubling=deal.pending_doubling, notes=tuple(notes), penalty=penalty)
+    return Analysis(deal, tuple(cards), _tricks(deal, cards, illegal), _seats(cards), result, illegal, nodes,
+                    time.perf_counter() - began)
+
+
+def _tricks(deal: PlayedDeal, cards: list[CardAnalysis], illegal: IllegalCard | None) -> tuple[TrickRecord, ...]:
+    """The legal cards played, trick by trick, with each trick's winner and points."""
+    profile = deal.start.profile
+    out = []
+    position = deal.start
+    for i in range(0, len(cards), 4):
+        group = cards[i:i + 4]
+        leader = position.leader
+        for c in group:
+            position = position.play(c.card)
+        points = sum(card_points(parse_card(c.card, profile), profile) for c in group)
+        winner = None
+        if len(group) == 4:
+            winner = SEATS[position.leader]
+            points += profile.trick_bonus
+        out.append(TrickRecord(SEATS[leader], tuple(c.card for c in group), tuple(c.seat for c in group),
+                               winner, points))
+    return tuple(out)
+
+
+def _seats(cards: list[CardAnalysis]) -> dict[str, SeatSummary]:
+    out = {}
+    for seat in SEATS:
+        mine = [c for c in cards if c.seat == seat]
+        out[seat] = SeatSummary(seat, len(mine), sum(c.cost for c in mine), sum(1 for c in mine if c.cost > 0))
+    return out
+
+
+class SummaryTotals:
+    """Per-seat totals over many analysed deals, for the terminal summary."""
+
+    def __init__(self) -> None:
+        self.deals = 0
+        self.illegal = 0
+        self.errors = 0
+        self.cards = dict.fromkeys(SEATS, 0)
+        self.cost = dict.fromkeys(SEATS, 0)
+        self.mistakes = dict.fromkeys(SEATS, 0)
+
+    def add(self, analysis: Analysis) -> None:
+        self.deals += 1
+        self.illegal += analysis.illegal is not None
+        for seat in SEATS:
+            summary = analysis.seats[seat]
+            self.cards[seat] += summary.cards
+            self.cost[seat] += summary.cost
+            self.mistakes[seat] += summary.mistakes
+
+    def format(self) -> str:
+        """A per-seat table of the cards, mistakes and points given away."""
+        head = f"{self.deals} deal(s) analysed"
+        if self.illegal:
+            head += f", {self.illegal} stopped by an illegal card"
+        if self.errors:
+            head += f", {self.errors} line(s) not read"
+        rows = [head, f"{'seat':<6}{'cards':>7}{'mistakes':>10}{'cost':>7}{'cost/card':>11}"]
+        for seat in SEATS:
+            played = self.cards[seat]
+            per = self.cost[seat] / played if played else 0.0
+            rows.append(f"{seat:<6}{played:>7}{self.mistakes[seat]:>10}{self.cost[seat]:>7}{per:>11.2f}")
+        return "\n".join(rows)
+
+
+def format_summary(analyses: list[Analysis]) -> str:
+    """`SummaryTotals.format` of `analyses`."""
+    totals = SummaryTotals()
+    for a in analyses:
+        totals.add(a)
+    return totals.format()

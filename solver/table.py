@@ -1,0 +1,278 @@
+"""What-if tables: the double-dummy value of a full deal under every trump and every leader, and par.
+
+The table holds, for every trump the game allows (Manille adds no-trump) and
+every seat on lead, the points the leader's side and N-S take when both sides
+play perfectly. Par reads it from the dealer's chair: the first leader is the
+seat after the dealer, and for each trump the deal is worth a deal score to
+the dealer's side. Where the dealer names trump (Manille) par is the choice
+that serves the dealer's side best, with no-trump and a capot doubling the
+score (a capot is found by a search with the deal-score objective, where it
+outranks a plain win); where the shown card fixes trump (Malilla) par only
+says what the deal would be worth under each trump.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .analysis import perfect_score, side_pair
+from .cards import SEATS, CardError, parse_seat
+from .deal import trump_choices
+from .position import Position, PositionError
+from .profiles import Profile
+from .scoring import SIDE_NAMES
+from .solve import Solver, default_solver
+
+__all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of"]
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """One cell: the deal with `trump` and `leader` on lead, both sides perfect."""
+
+    trump: str
+    leader: str
+    value: int
+    """Points of the leader's side."""
+    ns: int
+    """Points of N-S."""
+    total: int
+
+    @property
+    def ew(self) -> int:
+        return self.total - self.ns
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trump": self.trump, "leader": self.leader, "value": self.value, **side_pair((self.ns, self.ew))}
+
+
+@dataclass(frozen=True)
+class TrumpWorth:
+    """What the deal is worth under one trump, the dealer's next seat on lead."""
+
+    trump: str
+    points: tuple[int, int]
+    """Double-dummy points of N-S and E-W."""
+    score: tuple[int, int]
+    """Match points each side scores under perfect play (multipliers applied)."""
+    capot: bool
+    """Perfect play ends in one side taking every trick."""
+    dealer_side: int
+
+    @property
+    def dealer_score(self) -> int:
+        """The dealer's side's signed score: what it scores, or minus what the rivals score."""
+        return self.score[self.dealer_side] - self.score[1 - self.dealer_side]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trump": self.trump, "points": side_pair(self.points), "match_points": side_pair(self.score),
+                "capot": self.capot, "dealer_score": self.dealer_score}
+
+
+@dataclass(frozen=True)
+class Par:
+    """The dealer's view of the table."""
+
+    dealer: str
+    leader: str
+    names_trump: bool
+    """The dealer chooses trump (otherwise the shown card fixes it)."""
+    choices: tuple[TrumpWorth, ...]
+    pending_doubling: bool = False
+
+    @property
+    def side(self) -> str:
+        return SIDE_NAMES[SEATS.index(self.dealer) % 2]
+
+    @property
+    def score(self) -> int:
+        """The best signed score the dealer's side can get by its trump."""
+        return max(c.dealer_score for c in self.choices)
+
+    @property
+    def best(self) -> tuple[str, ...]:
+        """The trumps that give the dealer's side its best score."""
+        return tuple(c.trump for c in self.choices if c.dealer_score == self.score)
+
+    def worth(self, trump: str) -> TrumpWorth:
+        return next(c for c in self.choices if c.trump == trump)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"dealer": self.dealer, "side": self.side, "leader": self.leader, "names_trump": self.names_trump,
+               "best": list(self.best), "score": self.score, "choices": [c.to_json() for c in self.choices]}
+        if self.pending_doubling:
+            out["pending_doubling"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class DDTable:
+    """The double-dummy table of one deal, and par for its dealer(s)."""
+
+    position: Position
+    """The deal (its trump and leader are those given, or placeholders)."""
+    trumps: tuple[str, ...]
+    entries: tuple[TableEntry, ...]
+    par: tuple[Par, ...]
+    trump: str | None = None
+    """The trump given with the deal, if any."""
+    dealer: str | None = None
+    nodes: int = 0
+
+    @property
+    def profile(self) -> Profile:
+        return self.position.profile
+
+    def entry(self, trump: str, leader: str) -> TableEntry:
+        return next(e for e in self.entries if e.trump == trump and e.leader == leader)
+
+    def grid(self) -> dict[str, dict[str, int]]:
+        """N-S points by trump, then by leader."""
+        return {t: {e.leader: e.ns for e in self.entries if e.trump == t} for t in self.trumps}
+
+    def to_json(self) -> dict[str, Any]:
+        hands = self.position.to_json()["hands"]
+        return {"game": self.profile.name, "hands": hands, "trump": self.trump, "dealer": self.dealer,
+                "table": [e.to_json() for e in self.entries], "grid": self.grid(),
+                "par": [p.to_json() for p in self.par]}
+
+    def pretty(self) -> str:
+        """The grid and par, for a person."""
+        p = self.profile
+        hands = self.position.to_json()["hands"]
+        width = max(len(hands["W"]), 12)
+        lines = [
+            f"{p.name.capitalize()}" + (f", dealer {self.dealer}" if self.dealer else "")
+            + (f", trump {self.trump}" if self.trump else ""),
+            " " * (width + 5) + f"N: {hands['N']}",
+            f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
+            " " * (width + 5) + f"S: {hands['S']}",
+            "",
+            f"Double-dummy points for N-S (E-W take the rest of {p.total_points}), by trump and leader:",
+            "trump" + "".join(f"{'lead ' + s:>9}" for s in SEATS),
+        ]
+        for t, row in self.grid().items():
+            lines.append(f"{t:<5}" + "".join(f"{row[s]:>9}" for s in SEATS))
+        for par in self.par:
+            lines.append("")
+            double = " (x2: the previous deal was tied)" if par.pending_doubling else ""
+            if par.names_trump:
+                best = " or ".join(par.best)
+                lines.append(f"Par, dealer {par.dealer} ({par.side}), {par.leader} leads: name {best}, "
+                             f"worth {par.score:+d} to {par.side}{double}")
+            else:
+                lines.append(f"Dealer {par.dealer} ({par.side}), {par.leader} leads: the shown card fixes trump; "
+                             f"the deal under each trump{double}:")
+            lines.append(f"{'trump':<7}{'N-S':>5}{'E-W':>5}   {'scores':<16}{'to the dealer':>14}")
+            for c in par.choices:
+                winner = next((s for s in (0, 1) if c.score[s]), None)
+                scores = "nobody (tie)" if winner is None else f"{SIDE_NAMES[winner]} {c.score[winner]}"
+                if c.capot:
+                    scores += " capot"
+                mark = "  <- " + ("par" if par.names_trump else "best") if c.trump in par.best else ""
+                if self.trump == c.trump and not par.names_trump:
+                    mark += "  (this deal)"
+                lines.append(f"{c.trump:<7}{c.points[0]:>5}{c.points[1]:>5}   {scores:<16}{c.dealer_score:>+14}{mark}")
+        return "\n".join(lines)
+
+
+def _variant(position: Position, trump: str, leader: int) -> Position:
+    obj = position.to_json()
+    obj.update(trump=trump, leader=SEATS[leader], trick=[])
+    obj.pop("to_move", None)
+    return Position.from_json(obj)
+
+
+def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
+             pending_doubling: bool = False, timeout: float | None = None) -> DDTable:
+    """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
+
+    `dealers` defaults to the seat before the position's leader. Trump and
+    leader of `position` only name the deal's own trump; every trump and
+    leader is solved.
+    """
+    if position.trick or position.tricks_played:
+        raise PositionError("hands", "a table needs a full deal: four full hands and no card played")
+    profile = position.profile
+    solver = solver or default_solver()
+    if dealers is None:
+        dealers = ((position.leader - profile.step) % 4,)
+    trumps = trump_choices(profile)
+    total = profile.total_points
+    entries = []
+    par_choices: dict[int, list[TrumpWorth]] = {d: [] for d in dealers}
+    nodes = 0
+    for trump in trumps:
+        # every leader first: they share the table; the deal-score searches change its signature
+        row = {}
+        for leader in range(4):
+            start = _variant(position, trump, leader)
+            sol = solver.solve(start, mode="best", timeout=timeout)
+            nodes += sol.nodes
+            ns = sol.value if leader % 2 == 0 else total - sol.value
+            row[leader] = ns
+            entries.append(TableEntry(trump, SEATS[leader], sol.value, ns, total))
+        for d in dealers:
+            leader = (d + profile.step) % 4
+            start = _variant(position, trump, leader)
+            score, capot = perfect_score(solver, start, pending_doubling, row[leader], timeout)
+            par_choices[d].append(TrumpWorth(trump, (row[leader], total - row[leader]), score, capot, d % 2))
+    par = tuple(Par(SEATS[d], SEATS[(d + profile.step) % 4], not profile.trump_from_dealer_card,
+                    tuple(par_choices[d]), pending_doubling and profile.tie_doubles_next) for d in dealers)
+    return DDTable(position, trumps, tuple(entries), par, nodes=nodes)
+
+
+def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...], bool]:
+    """Read a full deal for the table: the position JSON with `trump` and `leader` optional.
+
+    Returns (position, the trump given or None, the dealers for par, pending
+    doubling). The dealer is `dealer` when given, else the seat before
+    `leader`; with neither, par is given for every dealer.
+    """
+    if isinstance(obj, (str, bytes)):
+        try:
+            obj = json.loads(obj)
+        except (ValueError, RecursionError) as e:
+            raise PositionError("position", f"not valid JSON ({e})") from None
+    if not isinstance(obj, dict):
+        raise PositionError("position", "expected a JSON object")
+    obj = dict(obj)
+    trump = obj.get("trump")
+    if trump is None:
+        obj["trump"] = "S"   # a placeholder: every trump is solved
+    leader_given = obj.get("leader") is not None
+    if not leader_given:
+        obj["leader"] = "N"
+        obj.pop("to_move", None)
+    position = Position.from_json(obj)
+    if position.trick or position.tricks_played:
+        raise PositionError("hands", "a table needs a full deal: four full hands and no card played")
+    profile = position.profile
+    dealer = obj.get("dealer")
+    if dealer is not None:
+        try:
+            d = parse_seat(dealer)
+        except CardError as e:
+            raise PositionError("dealer", str(e)) from None
+        if leader_given and (d + profile.step) % 4 != position.leader:
+            raise PositionError("dealer", f"{SEATS[d]} deals, so {SEATS[(d + profile.step) % 4]} leads the "
+                                f"first trick, not {SEATS[position.leader]}")
+        dealers: tuple[int, ...] = (d,)
+    elif leader_given:
+        dealers = ((position.leader - profile.step) % 4,)
+    else:
+        dealers = (0, 1, 2, 3)
+    pending = obj.get("pending_doubling", False)
+    if not isinstance(pending, bool):
+        raise PositionError("pending_doubling", "expected true or false")
+    return position, (position.trump if trump is not None else None), dealers, pending
+
+
+def table_of(obj: str | bytes | dict[str, Any], solver: Solver | None = None,
+             timeout: float | None = None) -> DDTable:
+    """`read_table_input` then `dd_table`: the table of a JSON deal."""
+    position, trump, dealers, pending = read_table_input(obj)
+    table = dd_table(position, solver, dealers, pending, timeout)
+    dealer = SEATS[dealers[0]] if len(dealers) == 1 else None
+    return DDTable(table.position, table.trumps, table.entries, table.par, trump, dealer, table.nodes)

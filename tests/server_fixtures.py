@@ -1,0 +1,116 @@
+"""Helpers of the gRPC service tests: in-process servers on free loopback ports,
+stubs, hard positions and rich-status decoding."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from conftest import load_vectors
+from server import convert
+from server._proto import pb, pb_grpc
+from server.config import Config
+from server.main import Running, start
+from solver import Position, get_profile
+from solver.deal import deal
+from solver.solve import SearchStopped, Solver
+
+TEST_MEMORY = 16 << 20
+
+
+@contextlib.contextmanager
+def running_server(**overrides) -> Iterator[Running]:
+    """An in-process server on a free loopback port, stopped at the end."""
+    settings = dict(host="127.0.0.1", port=0, workers=2, memory=TEST_MEMORY, grace=1.0)
+    settings.update(overrides)
+    server = start(Config(**settings))
+    try:
+        yield server
+    finally:
+        server.stop(0)
+
+
+def channel_to(server: Running, **kwargs) -> grpc.Channel:
+    return grpc.insecure_channel(f"127.0.0.1:{server.port}", **kwargs)
+
+
+def stub_of(channel: grpc.Channel) -> pb_grpc.DoubleDummyStub:
+    return pb_grpc.DoubleDummyStub(channel)
+
+
+def solve_request(position, mode: int = pb.MODE_ALL, objective: int = pb.OBJECTIVE_POINTS,
+                  target: int | None = None, request_id: str = "") -> pb.SolveRequest:
+    request = pb.SolveRequest(position=convert.position_message(position), mode=mode, objective=objective,
+                              id=request_id)
+    if target is not None:
+        request.target = target
+    return request
+
+
+def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
+    """The google.rpc.BadRequest field violations of a failed call (decoded here, not by server.client)."""
+    status = rpc_status.from_call(error)
+    assert status is not None, "no rich status in the trailers"
+    assert status.code == error.code().value[0]
+    out = []
+    for detail in status.details:
+        assert detail.Is(error_details_pb2.BadRequest.DESCRIPTOR)
+        bad = error_details_pb2.BadRequest()
+        detail.Unpack(bad)
+        out += [(v.field, v.description) for v in bad.field_violations]
+    return out
+
+
+def easy_position() -> dict:
+    """A three-trick Manille endgame (solved in microseconds)."""
+    return {k: v for k, v in load_vectors("endgames3")[0].items() if k != "values"}
+
+
+def full_deal(game: str, seed: int, dealer: int = 0) -> dict:
+    obj = deal(get_profile(game), seed=seed, dealer=dealer).to_position_json()
+    obj.pop("dealer")
+    return obj
+
+
+HARD_CANDIDATES = [("malilla", 100, 0, "optimal", "score"), ("malilla", 100, 0, "all", "points")]
+
+
+@functools.lru_cache(maxsize=1)
+def hard_request_args() -> tuple[dict, int, int]:
+    """A whole Malilla deal and a mode that the library needs well over half a second
+    for (checked here, so that a faster search makes this fail loudly, not pass wrongly)."""
+    solver = Solver(TEST_MEMORY)
+    for game, seed, dealer, mode, objective in HARD_CANDIDATES:
+        position = full_deal(game, seed, dealer)
+        solver.clear()
+        try:
+            solver.solve(Position.from_json(position), mode=mode, objective=objective, timeout=0.6)
+        except SearchStopped:
+            return position, convert.MODES[mode], convert.OBJECTIVES[objective]
+    pytest.fail("no candidate position takes the search more than 0.6 s: pick harder ones")
+
+
+def hard_request(request_id: str = "") -> pb.SolveRequest:
+    position, mode, objective = hard_request_args()
+    return solve_request(position, mode, objective, request_id=request_id)
+
+
+def vector_positions(name: str, count: int) -> list[dict]:
+    lines = load_vectors(name)[:count]
+    assert len(lines) == count, f"{name} has fewer than {count} lines"
+    return lines
+
+
+def strip(obj: dict) -> dict:
+    """The position JSON without the vectors' answers."""
+    return {k: v for k, v in obj.items() if k not in ("values", "legal", "rule")}
+
+
+def as_json(obj) -> str:
+    return json.dumps(obj)

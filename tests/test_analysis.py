@@ -1,0 +1,371 @@
+"""Play analysis: every card's values against fresh searches and the shared vectors, illegal
+cards, partial deals, the deal's result and the input format."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from conftest import load_vectors
+from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
+from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
+from solver.cards import SEATS, card_name, card_points, parse_card
+from solver.deal import deal
+from solver.scoring import score_deal, side_score
+from solver.solve import Solver
+
+SMALL = 1 << 22   # a small table: fresh solvers for cross-checks cost nothing to make
+
+
+def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
+    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
+    rng = random.Random(seed)
+    position, play = start, []
+    while not position.is_over and (cards is None or len(play) < cards):
+        card = rng.choice(position.legal_moves())
+        play.append(card)
+        position = position.play(card)
+    return play
+
+
+def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
+    """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it."""
+    profile = get_profile(game)
+    d = deal(profile, seed=seed, dealer=seed % 4)
+    obj = d.to_position_json()
+    if d.shown is not None:
+        obj["shown"] = card_name(d.shown, profile)
+    obj["play"] = random_play(Position.from_json(obj), seed, cards)
+    obj.update(extra)
+    return obj
+
+
+def positions_before(analysis: Analysis) -> list[Position]:
+    out, position = [], analysis.start
+    for c in analysis.cards:
+        out.append(position)
+        position = position.play(c.card)
+    return out
+
+
+def illegal_at(game: str, seed: int) -> tuple[dict, int, str]:
+    """A played deal whose last card is a card the mover holds but may not play; its index and the rule."""
+    profile = get_profile(game)
+    for s in range(seed, seed + 50):
+        obj = played_deal(game, s)
+        start = Position.from_json(obj)
+        position = start
+        for i, card in enumerate(obj["play"]):
+            held = position.hand(position.to_move)
+            wrong = sorted(set(held) - set(position.legal_moves()))
+            if wrong and i >= 5:
+                with pytest.raises(IllegalPlay) as err:
+                    position.play(wrong[0])
+                return {**obj, "play": obj["play"][:i] + [wrong[0]] + obj["play"][i + 1:]}, i, err.value.problem
+            position = position.play(card)
+    raise AssertionError(f"no illegal chance in 50 {profile.name} deals")
+
+
+# ------------------------------------------------------------------ against fresh searches
+
+
+class TestAgainstFreshSearches:
+    @pytest.mark.parametrize("game,seed", [("malilla", 1), ("malilla", 2), ("malilla", 7),
+                                           ("manille", 0), ("manille", 1), ("manille", 5)])
+    def test_every_card_matches_a_fresh_solve(self, game: str, seed: int) -> None:
+        analysis = analyze(played_deal(game, seed), Solver())
+        assert len(analysis.cards) == 4 * get_profile(game).cards_per_hand
+        for position, c in zip(positions_before(analysis), analysis.cards):
+            fresh = Solver(SMALL).solve(position, mode="all")
+            assert c.seat == SEATS[position.to_move]
+            assert c.before == fresh.value
+            assert c.after == fresh.values[c.card]
+            assert dict(c.values) == fresh.values
+            assert list(c.best) == fresh.best
+            assert c.cost == fresh.value - fresh.values[c.card] >= 0
+
+    @pytest.mark.parametrize("game,seed", [("malilla", 6), ("manille", 2)])
+    def test_after_a_card_is_the_next_position_seen_from_the_whole_deal(self, game: str, seed: int) -> None:
+        """The deal's projected points after card i (won tricks + `after`) are those before card i+1,
+        which a fresh search of the next position finds on its own."""
+        analysis = analyze(played_deal(game, seed), Solver())
+        total = analysis.profile.total_points
+        for a, b in zip(analysis.cards, analysis.cards[1:]):
+            assert a.deal_value() == b.deal_value(after=False)
+            assert sum(a.deal_value()) == total
+        last = analysis.cards[-1]
+        assert last.deal_value() == analysis.result.points   # the last trick is the last card's whole value
+
+    def test_costs_add_up_to_the_swing_from_the_double_dummy_result(self) -> None:
+        for game, seed in [("malilla", 0), ("manille", 3), ("manille", 6)]:
+            analysis = analyze(played_deal(game, seed), Solver())
+            ns = sum(c.cost for c in analysis.cards if c.side == 0)
+            ew = sum(c.cost for c in analysis.cards if c.side == 1)
+            r = analysis.result
+            assert r.points[0] == r.dd_points[0] - ns + ew
+            assert sum(analysis.seats[s].cost for s in "NS") == ns
+            assert sum(analysis.seats[s].mistakes for s in SEATS) == sum(c.cost > 0 for c in analysis.cards)
+
+    def test_an_optimal_line_costs_nothing(self) -> None:
+        obj = played_deal("manille", 4)
+        start = Position.from_json(obj)
+        line = list(Solver().solve(start, mode="best").line)
+        assert len(line) == 32
+        analysis = analyze({**obj, "play": line}, Solver())
+        assert all(c.cost == 0 and c.card in c.best for c in analysis.cards)
+        assert analysis.result.points == analysis.result.dd_points
+
+    def test_one_solver_serves_the_deal_and_the_shared_default_works(self) -> None:
+        obj = played_deal("manille", 7)
+        assert analyze(obj).to_json() == analyze(obj, Solver()).to_json()
+
+
+class TestAgainstVectors:
+    @pytest.mark.parametrize("index", range(12))
+    def test_first_two_cards_match_the_vector_values(self, index: int) -> None:
+        line = load_vectors("full")[index]
+        values = line.pop("values")
+        profile = get_profile(line["game"])
+        best = max(values.values())
+        worst = min(values, key=lambda c: (values[c], c))
+        start = Position.from_json(line)
+        reply = start.play(worst).legal_moves()[0]
+        analysis = analyze({**line, "play": [worst, reply]}, Solver())
+        first, second = analysis.cards
+        assert first.seat == line["leader"]
+        assert first.before == best
+        assert first.after == values[worst]
+        assert first.cost == best - values[worst]
+        assert set(first.best) == {c for c, v in values.items() if v == best}
+        assert dict(first.values) == values
+        # the rivals' value before their reply is the rest of the deal
+        assert second.before == profile.total_points - values[worst]
+        assert analysis.result.dd_points[SEATS.index(line["leader"]) % 2] == best
+
+
+# ------------------------------------------------------------------ illegal cards and partial deals
+
+
+class TestIllegalCards:
+    @pytest.mark.parametrize("game,seed", [("malilla", 10), ("manille", 10)])
+    def test_an_illegal_card_stops_the_analysis_with_its_rule(self, game: str, seed: int) -> None:
+        obj, index, rule = illegal_at(game, seed)
+        analysis = analyze(obj, Solver())
+        assert len(analysis.cards) == index
+        ill = analysis.illegal
+        assert (ill.index, ill.card, ill.rule) == (index, obj["play"][index], rule)
+        position = Position.from_json(obj)
+        for card in obj["play"][:index]:
+            position = position.play(card)
+        assert ill.seat == SEATS[position.to_move]
+        assert "may not play" in ill.rule
+        out = analysis.to_json()
+        assert out["illegal"] == {"index": index, "card": ill.card, "seat": ill.seat, "rule": rule}
+        assert not analysis.result.complete
+
+    def test_malilla_strict_profile_loses_the_match(self) -> None:
+        obj, index, _ = illegal_at("malilla", 20)
+        analysis = analyze(obj, Solver())
+        result = analysis.result
+        side = SEATS.index(analysis.illegal.seat) % 2
+        assert result.penalty["side"] == ("N-S", "E-W")[side]
+        assert result.penalty["winner"] == ("N-S", "E-W")[1 - side]
+        assert "loses the match" in result.penalty["text"]
+
+    def test_manille_has_no_match_penalty(self) -> None:
+        obj, _, _ = illegal_at("manille", 20)
+        result = analyze(obj, Solver()).result
+        assert result.penalty is None
+        assert any("no match penalty" in n for n in result.notes)
+
+    def test_must_beat_rule_is_named(self) -> None:
+        """RULES.md's seed example: holding 7H over a rival's AH, a low heart is illegal."""
+        obj = {"game": "malilla", "trump": "S", "leader": "N", "trick": [], "led_suits": "",
+               "hands": {"N": "AH 2S 3S 4S 5S 6S JS QS KS AS", "W": "7H 2H 2D 3D 4D 5D 6D JD QD KD",
+                         "S": "KH 3H 4H 5H 6H JH QH 2C 3C 4C", "E": "AD 7D 5C 6C JC QC KC AC 7C 7S"},
+               "play": ["AH", "2H"]}
+        analysis = analyze(obj, Solver())
+        assert [c.card for c in analysis.cards] == ["AH"]
+        assert analysis.illegal.seat == "W"
+        assert analysis.illegal.rule == "W may not play 2H: must beat AH with 7H"
+
+    def test_a_card_not_held_and_a_first_card(self) -> None:
+        obj = played_deal("manille", 3)
+        start = Position.from_json(obj)
+        other = next(c for c in start.hand((start.leader + 1) % 4))
+        analysis = analyze({**obj, "play": [other]}, Solver())
+        assert analysis.cards == () and analysis.illegal.index == 0
+        assert "does not hold" in analysis.illegal.rule
+        assert analysis.result.dd_points[0] == analysis.result.projected[0]
+
+
+class TestPartialDeals:
+    @pytest.mark.parametrize("game,cards", [("malilla", 13), ("manille", 8), ("malilla", 0)])
+    def test_partial_play(self, game: str, cards: int) -> None:
+        obj = played_deal(game, 4, cards)
+        assert len(obj["play"]) == cards
+        analysis = analyze(obj, Solver())
+        r = analysis.result
+        assert len(analysis.cards) == cards and not r.complete and r.score is None
+        start = Position.from_json(obj)
+        total = start.profile.total_points
+        fresh = Solver(SMALL).solve(start, mode="all").value
+        assert r.dd_points[SEATS.index(obj["leader"]) % 2] == fresh
+        # what the completed tricks gave
+        position = start
+        for c in obj["play"]:
+            position = position.play(c)
+        assert r.points == position.points_won() and r.tricks == position.tricks_won()
+        assert len(analysis.tricks) == -(-cards // 4)
+        if cards:
+            assert r.projected == analysis.cards[-1].deal_value()
+            rest = Solver(SMALL).solve(position, mode="all").value
+            mover = position.to_move % 2
+            assert r.projected[mover] == position.points_won()[mover] + rest
+        else:
+            assert r.projected == r.dd_points
+        assert sum(r.projected) == total
+        out = analysis.to_json()["result"]
+        assert out["complete"] is False and "match_points" not in out["actual"]
+        assert any("partial deal" in n for n in r.notes)
+
+
+# ------------------------------------------------------------------ the result
+
+
+class TestResult:
+    def test_complete_malilla_deal_is_scored(self) -> None:
+        obj = played_deal("malilla", 6)
+        analysis = analyze(obj, Solver())
+        r = analysis.result
+        assert r.complete and analysis.illegal is None
+        assert r.score == score_deal(MALILLA, r.points, r.tricks, obj["trump"])
+        assert r.projected == r.points
+        assert sum(t.points for t in analysis.tricks) == 70
+        assert [t.winner for t in analysis.tricks].count(None) == 0
+        for side in (0, 1):
+            won = sum(t.points for t in analysis.tricks if SEATS.index(t.winner) % 2 == side)
+            assert won == r.points[side]
+        ns = side_score(MALILLA, r.dd_points[0], r.dd_points[0] == 70, obj["trump"])
+        assert r.dd_score == ((ns, 0) if ns > 0 else (0, -ns))
+        out = analysis.to_json()["result"]
+        assert out["actual"]["match_points"] == {"N-S": r.score.score[0], "E-W": r.score.score[1]}
+        assert out["dealer"] == SEATS[6 % 4]
+
+    def test_dealer_bonus_from_the_shown_card(self) -> None:
+        obj = played_deal("malilla", 1)
+        r = analyze(obj, Solver()).result
+        shown = parse_card(obj["shown"], MALILLA)
+        assert r.dealer_bonus["card"] == obj["shown"]
+        assert r.dealer_bonus["points"] == card_points(shown, MALILLA)
+        assert r.dealer_bonus["side"] == ("N-S", "E-W")[SEATS.index(obj["dealer"]) % 2]
+        del obj["shown"]
+        r = analyze(obj, Solver()).result
+        assert r.dealer_bonus is None
+        assert any("dealer's bonus is left out" in n for n in r.notes)
+        assert analyze(obj, Solver()).to_json()["result"]["dealer_bonus"] is None
+
+    def test_manille_double_dummy_score_uses_the_deal_score_objective(self) -> None:
+        for seed in range(6):
+            obj = played_deal("manille", seed, 4)
+            r = analyze(obj, Solver()).result
+            start = Position.from_json(obj)
+            signed = Solver(SMALL).solve(start, mode="best", objective="score").value
+            if start.to_move % 2:
+                signed = -signed
+            assert r.dd_score == ((signed, 0) if signed > 0 else (0, -signed))
+            doubled = analyze({**obj, "pending_doubling": True}, Solver()).result
+            assert doubled.dd_score == (2 * r.dd_score[0], 2 * r.dd_score[1])
+
+    def test_manille_pending_doubling_doubles_the_actual_score(self) -> None:
+        obj = played_deal("manille", 2, pending_doubling=True)
+        r = analyze(obj, Solver()).result
+        assert r.score == score_deal(MANILLE, r.points, r.tricks, obj["trump"], True)
+        assert analyze(obj, Solver()).to_json()["result"]["pending_doubling"] is True
+
+
+# ------------------------------------------------------------------ output and input
+
+
+class TestJson:
+    def test_card_lines_have_the_issue_keys(self) -> None:
+        analysis = analyze(played_deal("manille", 1), Solver())
+        out = json.loads(json.dumps(analysis.to_json()))
+        assert {"cards", "seats", "result"} <= set(out)
+        assert set(out["seats"]) == set(SEATS)
+        for c, card in zip(out["cards"], analysis.cards):
+            assert {"card", "seat", "before", "after", "cost", "best"} <= set(c)
+            assert c["cost"] == c["before"] - c["after"]
+            assert c["best"] == list(card.best) and c["card"] in c["values"]
+        assert out["seats"]["N"] == {"cards": 8, "cost": analysis.seats["N"].cost,
+                                     "mistakes": analysis.seats["N"].mistakes}
+
+    def test_summary_table(self) -> None:
+        analyses = [analyze(played_deal("manille", s), Solver()) for s in (0, 1)]
+        text = format_summary(analyses)
+        assert text.splitlines()[0] == "2 deal(s) analysed"
+        row = next(line for line in text.splitlines() if line.startswith("E "))
+        cost = sum(a.seats["E"].cost for a in analyses)
+        assert row.split()[:4] == ["E", "16", str(sum(a.seats["E"].mistakes for a in analyses)), str(cost)]
+        totals = SummaryTotals()
+        totals.errors = 1
+        assert "1 line(s) not read" in totals.format()
+
+
+class TestPlayedDealInput:
+    def base(self) -> dict:
+        return played_deal("malilla", 3, 6)
+
+    def test_round_trip(self) -> None:
+        deal_ = PlayedDeal.from_json(json.dumps(self.base()))
+        again = PlayedDeal.from_json(deal_.to_json())
+        assert again == deal_
+        assert PlayedDeal.from_json({**self.base(), "play": " ".join(self.base()["play"]).lower()}).play == \
+            deal_.play
+
+    @pytest.mark.parametrize("change,field,words", [
+        ({"play": None}, "play", "missing"),
+        ({"play": 7}, "play", "expected"),
+        ({"play": ["7S", "11S"]}, "play[1]", "not in the malilla deck"),
+        ({"play": ["2S"] * 41}, "play", "41 cards"),
+        ({"dealer": "Q"}, "dealer", "not a seat"),
+        ({"shown": "7Q"}, "shown", "not a suit"),
+        ({"pending_doubling": True}, "pending_doubling", "no doubling"),
+        ({"trick": ["2S"]}, "trick", ""),
+    ])
+    def test_bad_input_names_the_field(self, change: dict, field: str, words: str) -> None:
+        obj = {**self.base(), **change}
+        with pytest.raises(PositionError) as err:
+            PlayedDeal.from_json(obj)
+        assert err.value.field == field and words in err.value.problem
+
+    def test_dealer_must_sit_before_the_leader(self) -> None:
+        obj = self.base()
+        wrong = SEATS[(SEATS.index(obj["dealer"]) + 1) % 4]
+        with pytest.raises(PositionError, match="dealer: .* leads the first trick"):
+            PlayedDeal.from_json({**obj, "dealer": wrong})
+        inferred = {k: v for k, v in obj.items() if k not in ("dealer",)}
+        assert SEATS[PlayedDeal.from_json(inferred).dealer] == obj["dealer"]
+
+    def test_shown_card_belongs_to_the_dealer_and_fixes_trump(self) -> None:
+        obj = self.base()
+        start = Position.from_json(obj)
+        dealer = SEATS.index(obj["dealer"])
+        other = start.hand((dealer + 1) % 4)[0]
+        with pytest.raises(PositionError, match="not in the dealer"):
+            PlayedDeal.from_json({**obj, "shown": other})
+        off = next((c for c in start.hand(dealer) if c[-1] != obj["trump"]), None)
+        assert off is not None
+        with pytest.raises(PositionError, match="would make"):
+            PlayedDeal.from_json({**obj, "shown": off})
+
+    def test_manille_has_no_shown_card_and_a_played_deal_starts_full(self) -> None:
+        obj = played_deal("manille", 3, 4)
+        with pytest.raises(PositionError, match="no dealer's bonus"):
+            PlayedDeal.from_json({**obj, "shown": "10S"})
+        later = Position.from_json(obj)
+        for c in obj["play"]:
+            later = later.play(c)
+        with pytest.raises(PositionError, match="full hands"):
+            PlayedDeal.from_json({**later.to_json(), "play": []})

@@ -1,0 +1,97 @@
+"""`malilla-dd analyze` and `malilla-dd table`, run as subprocesses."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import PROJECT
+from solver.analysis import analyze
+from solver.cards import SEATS
+from solver.solve import Solver
+from solver.table import table_of
+from test_analysis import illegal_at, played_deal
+from test_table import seeded
+
+
+def run(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], input=stdin, capture_output=True, text=True,
+                          cwd=PROJECT, timeout=300, env={**os.environ, **(env or {})})
+
+
+def jsonl(objs: list[dict]) -> str:
+    return "".join(json.dumps(o) + "\n" for o in objs)
+
+
+class TestAnalyzeCommand:
+    deals = [played_deal("manille", 1), played_deal("malilla", 2, 9), illegal_at("manille", 10)[0]]
+
+    def test_one_line_per_deal_a_bad_line_and_the_summary(self, tmp_path) -> None:
+        path = tmp_path / "played.jsonl"
+        path.write_text(jsonl(self.deals[:2]) + "\n" + '{"game": "malilla", "play": []}\n' + jsonl(self.deals[2:]))
+        proc = run("analyze", str(path))
+        assert proc.returncode == 0, proc.stderr
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert len(lines) == 4
+        assert set(lines[2]) == {"error"} and "trump" in lines[2]["error"]
+        solver = Solver()
+        expected = [analyze(d, solver).to_json() for d in self.deals]
+        assert [lines[0], lines[1], lines[3]] == expected
+        assert "illegal" in lines[3] and "illegal" not in lines[0]
+        # the per-seat summary goes to stderr, stdout stays JSON
+        err = proc.stderr.splitlines()
+        assert err[0] == "3 deal(s) analysed, 1 stopped by an illegal card, 1 line(s) not read"
+        for seat in SEATS:
+            row = next(line for line in err if line.startswith(seat + " "))
+            cards = sum(len([c for c in e["cards"] if c["seat"] == seat]) for e in expected)
+            cost = sum(e["seats"][seat]["cost"] for e in expected)
+            assert row.split()[1] == str(cards) and row.split()[3] == str(cost)
+        assert "%" not in proc.stderr   # no progress bar when stderr is not a terminal
+
+    def test_stdin_and_the_progress_bar_on_request(self, tmp_path) -> None:
+        proc = run("analyze", "--progress", "--memory", str(1 << 22), stdin=jsonl(self.deals[:1]))
+        assert proc.returncode == 0, proc.stderr
+        (line,) = proc.stdout.splitlines()
+        assert json.loads(line)["cards"][0]["card"] == self.deals[0]["play"][0]
+        assert "1deal [" in proc.stderr   # a pipe: the count without a total
+        path = tmp_path / "played.jsonl"
+        path.write_text(jsonl(self.deals))
+        proc = run("analyze", str(path), "--progress")
+        assert proc.returncode == 0, proc.stderr
+        assert "100%" in proc.stderr and "3/3" in proc.stderr   # a file: counted first
+        assert len(proc.stdout.splitlines()) == 3
+
+    def test_html_report_is_written(self, tmp_path) -> None:
+        path, out = tmp_path / "played.jsonl", tmp_path / "page.html"
+        path.write_text(jsonl(self.deals))
+        proc = run("analyze", str(path), "--html", str(out))
+        assert proc.returncode == 0, proc.stderr
+        page = out.read_text(encoding="utf-8")
+        assert page.count('<section class="deal"') == 3
+        assert f"Play analysis: {path}" in page
+
+
+class TestTableCommand:
+    def test_json_lines_and_a_bad_line(self) -> None:
+        objs = [seeded("manille", 5, 1), {k: v for k, v in seeded("malilla", 2, 0).items() if k != "trump"}]
+        proc = run("table", stdin=jsonl(objs[:1]) + "{}\n" + jsonl(objs[1:]))
+        assert proc.returncode == 0, proc.stderr
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert len(lines) == 3 and set(lines[1]) == {"error"}
+        solver = Solver()
+        assert lines[0] == table_of(objs[0], solver).to_json()
+        assert lines[2] == table_of(objs[1], solver).to_json()
+        assert len(lines[0]["table"]) == 20 and len(lines[2]["table"]) == 16
+        assert lines[2]["trump"] is None and lines[2]["par"][0]["dealer"] == "N"
+
+    def test_pretty_grid(self) -> None:
+        proc = run("table", "--pretty", stdin=jsonl([seeded("manille", 103, 3)]))
+        assert proc.returncode == 0, proc.stderr
+        text = proc.stdout
+        table = table_of(seeded("manille", 103, 3), Solver())
+        for trump in ("S", "H", "D", "C", "NT"):
+            row = next(line for line in text.splitlines() if line.startswith(f"{trump} ") and "lead" not in line)
+            assert row.split()[1:5] == [str(table.entry(trump, s).ns) for s in SEATS]
+        assert f"Par, dealer W (E-W), N leads: name {' or '.join(table.par[0].best)}" in text
+        assert "nodes in" in text and "capot" in text

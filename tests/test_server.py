@@ -1,0 +1,455 @@
+"""The gRPC service, in process on a free loopback port: every RPC against the
+library's own answers, and every way a request can be wrong."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import PROJECT, load_vectors
+from server import convert
+from server._proto import SERVICE_NAME, pb
+from server.client import Client, InvalidRequest, RemoteError, StreamError
+from server_fixtures import (channel_to, easy_position, full_deal, running_server, solve_request, strip,
+                             hard_request_args, stub_of, vector_positions, violations)
+from solver import Position, PositionError
+from solver.solve import Solver
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(workers=2, max_concurrent=16) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def stub(server):
+    channel = channel_to(server)
+    yield stub_of(channel)
+    channel.close()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with Client(f"127.0.0.1:{server.port}", timeout=30) as c:
+        yield c
+
+
+def library(position: dict, mode: str = "all", objective: str = "points", target: int | None = None):
+    return Solver(1 << 20).solve(Position.from_json(position), mode, objective, target)
+
+
+def assert_same(msg: pb.Solution, expected) -> None:
+    """A Solution message carries exactly the library's answer."""
+    assert (msg.value if msg.HasField("value") else None) == expected.value
+    assert msg.side == expected.side
+    assert [(c.card, c.value, c.margin) for c in msg.cards] == \
+        [(c.card, c.value, c.margin) for c in expected.cards]
+    assert list(msg.best) == expected.best
+    assert [tuple(g.cards) for g in msg.groups] == list(expected.groups)
+    # the line is one optimal line; which one may depend on the worker's table
+    assert len(msg.line) == len(expected.line) and msg.line[0] in expected.best
+    assert msg.nodes > 0
+    assert convert.mode_name(msg.mode) == expected.mode
+    assert convert.objective_name(msg.objective) == expected.objective
+
+
+POSITIONS = [strip(o) for o in vector_positions("endgames3", 12) + vector_positions("endgames6", 6)]
+MANILLE_FULL = [strip(o) for o in load_vectors("full") if o["game"] == "manille"][:2]
+
+
+class TestSolve:
+    @pytest.mark.parametrize("index", range(len(POSITIONS)))
+    def test_endgames_match_the_library_and_the_vectors(self, stub, index):
+        position = POSITIONS[index]
+        response = stub.Solve(solve_request(position, request_id=f"p{index}"), timeout=30)
+        assert response.id == f"p{index}"
+        assert response.WhichOneof("result") == "solution"
+        assert_same(response.solution, library(position))
+        expected = {k: v for k, v in vector_positions("endgames3", 12)[index].items()} \
+            if index < 12 else vector_positions("endgames6", 6)[index - 12]
+        assert {c.card: c.value for c in response.solution.cards} == expected["values"]
+        assert response.solution.to_move == Position.from_json(position).to_json()["to_move"]
+
+    def test_full_manille_deals(self, stub):
+        assert MANILLE_FULL, "the shared vectors have no whole Manille deal"
+        vectors = [o for o in load_vectors("full") if o["game"] == "manille"]
+        for position, vector in zip(MANILLE_FULL, vectors):
+            response = stub.Solve(solve_request(position), timeout=60)
+            assert {c.card: c.value for c in response.solution.cards} == vector["values"]
+
+    @pytest.mark.parametrize("mode", ["optimal", "best"])
+    def test_modes(self, stub, mode):
+        position = POSITIONS[13]
+        response = stub.Solve(solve_request(position, convert.MODES[mode]), timeout=30)
+        expected = library(position, mode)
+        assert response.solution.value == expected.value
+        values = library(position).values
+        assert set(response.solution.best) <= {c for c, v in values.items() if v == expected.value}
+        if mode == "optimal":
+            assert set(response.solution.best) == {c for c, v in values.items() if v == expected.value}
+        else:
+            assert len(response.solution.best) == 1
+
+    def test_target_mode(self, stub):
+        position = POSITIONS[13]
+        value = library(position).value
+        yes = stub.Solve(solve_request(position, pb.MODE_TARGET, target=value), timeout=30).solution
+        no = stub.Solve(solve_request(position, pb.MODE_TARGET, target=value + 1), timeout=30).solution
+        assert yes.reached is True and yes.target == value and len(yes.cards) == 1
+        assert not yes.HasField("value")
+        assert no.HasField("reached") and no.reached is False and list(no.cards) == []
+
+    def test_score_objective_at_the_start_of_a_deal(self, stub):
+        position = full_deal("manille", seed=7)
+        response = stub.Solve(solve_request(position, pb.MODE_BEST, pb.OBJECTIVE_SCORE), timeout=60)
+        expected = library(position, "best", "score")
+        assert response.solution.value == expected.value
+        assert response.solution.objective == pb.OBJECTIVE_SCORE
+
+    def test_history_is_read(self, stub):
+        """A position part-way through a deal, with its history, solved for the deal score."""
+        start = Position.from_json(full_deal("manille", seed=11))
+        p = start
+        for _ in range(5):
+            p = p.play(p.legal_moves()[0])
+        obj = p.to_json()
+        assert obj["history"] and obj["trick"]
+        response = stub.Solve(solve_request(obj, pb.MODE_ALL, pb.OBJECTIVE_SCORE), timeout=60)
+        assert_same(response.solution, library(obj, "all", "score"))
+
+    def test_unspecified_mode_and_objective_mean_all_and_points(self, stub):
+        position = POSITIONS[0]
+        response = stub.Solve(pb.SolveRequest(position=convert.position_message(position)), timeout=30)
+        assert_same(response.solution, library(position))
+
+    def test_client_returns_library_solutions(self, client):
+        """The client takes a Position, the position JSON or its text, and gives back the
+        library's own Solution."""
+        for position in (Position.from_json(POSITIONS[3]), POSITIONS[4], json.dumps(POSITIONS[5])):
+            got = client.solve(position)
+            expected = library(position.to_json() if isinstance(position, Position) else
+                               json.loads(position) if isinstance(position, str) else position)
+            assert got == dataclasses.replace(expected, nodes=got.nodes, line=got.line)
+            assert got.nodes > 0 and got.line[0] in expected.best
+
+
+class TestLegalMoves:
+    @pytest.mark.parametrize("name", ["legal", "rules"])
+    def test_vectors(self, stub, name):
+        for obj in load_vectors(name)[:40]:
+            response = stub.LegalMoves(pb.LegalMovesRequest(position=convert.position_message(strip(obj)),
+                                                            lenient=True), timeout=10)
+            assert list(response.legal) == obj["legal"], obj
+            assert response.to_move == obj["to_move"]
+
+    def test_strict_by_default(self, stub):
+        uneven = bad(MALILLA_MID, hand_W="KC 5C 3C")   # W holds one card too many
+        strict = pb.LegalMovesRequest(position=convert.position_message(uneven))
+        with pytest.raises(grpc.RpcError) as info:
+            stub.LegalMoves(strict, timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert violations(info.value)[0][0] == "position.hands"
+        lenient = pb.LegalMovesRequest(position=convert.position_message(uneven), lenient=True)
+        assert list(stub.LegalMoves(lenient, timeout=10).legal) == ["KS"]
+
+    def test_client(self, client):
+        obj = load_vectors("rules")[0]
+        assert client.legal_moves(strip(obj), lenient=True) == obj["legal"]
+
+
+class TestSolveStream:
+    def test_in_order_with_ids(self, stub):
+        requests = [solve_request(p, request_id=f"id-{i}") for i, p in enumerate(POSITIONS)]
+        responses = list(stub.SolveStream(iter(requests), timeout=60))
+        assert [r.id for r in responses] == [f"id-{i}" for i in range(len(POSITIONS))]
+        for position, response in zip(POSITIONS, responses):
+            assert_same(response.solution, library(position))
+
+    def test_a_bad_item_is_answered_and_the_stream_goes_on(self, stub):
+        bad = dict(POSITIONS[1], trump="X")
+        requests = [solve_request(POSITIONS[0], request_id="a"), solve_request(bad, request_id="b"),
+                    pb.SolveRequest(id="c"), solve_request(POSITIONS[2], request_id="d")]
+        responses = list(stub.SolveStream(iter(requests), timeout=30))
+        assert [r.id for r in responses] == ["a", "b", "c", "d"]
+        assert [r.WhichOneof("result") for r in responses] == ["solution", "error", "error", "solution"]
+        assert responses[1].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert [(v.field, v.description) for v in responses[1].error.field_violations] == \
+            [("position.trump", "'X' is not a suit (S H D C)")]
+        assert responses[2].error.field_violations[0].field == "position"
+        assert_same(responses[3].solution, library(POSITIONS[2]))
+
+    def test_many_items_good_and_bad_in_order(self, stub):
+        requests = []
+        for i in range(60):
+            if i % 3 == 1:
+                requests.append(pb.SolveRequest(id=f"bad-{i}", position=convert.position_message(
+                    bad(MALILLA_MID, leader="X"))))
+            else:
+                requests.append(solve_request(POSITIONS[i % len(POSITIONS)], request_id=f"ok-{i}"))
+        responses = list(stub.SolveStream(iter(requests), timeout=60))
+        assert [r.id for r in responses] == [r.id for r in requests]
+        for i, response in enumerate(responses):
+            if i % 3 == 1:
+                assert response.error.field_violations[0].field == "position.leader"
+            else:
+                assert {c.card: c.value for c in response.solution.cards} == \
+                    library(POSITIONS[i % len(POSITIONS)]).values
+
+    def test_empty_stream(self, stub):
+        assert list(stub.SolveStream(iter([]), timeout=10)) == []
+
+    def test_ping_pong(self, stub):
+        """A client that waits for each answer before sending the next request is served."""
+        outbox: queue.Queue = queue.Queue()
+        done = object()
+
+        def requests():
+            while (item := outbox.get()) is not done:
+                yield item
+
+        responses = stub.SolveStream(requests(), timeout=30)
+        for i, position in enumerate(POSITIONS[:5]):
+            outbox.put(solve_request(position, request_id=str(i)))
+            response = next(responses)
+            assert response.id == str(i)
+            assert_same(response.solution, library(position))
+        outbox.put(done)
+        assert list(responses) == []
+
+    def test_client_solve_many(self, client):
+        items = [("x", POSITIONS[6]), ("y", {"game": "malilla"}), ("z", POSITIONS[7])]
+        out = list(client.solve_many(items))
+        assert [i for i, _ in out] == ["x", "y", "z"]
+        assert out[0][1].values == library(POSITIONS[6]).values
+        assert isinstance(out[1][1], StreamError) and out[1][1].violations[0][0] == "position.trump"
+        assert out[2][1].values == library(POSITIONS[7]).values
+
+
+def bad(position: dict, **changes) -> dict:
+    out = {**position, "hands": dict(position["hands"])}
+    for key, value in changes.items():
+        if key.startswith("hand_"):
+            out["hands"][key[5:]] = value
+        elif value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+MALILLA_MID = {"game": "malilla", "trump": "D", "hands": {"N": "KS AH 2D", "W": "KC 5C", "S": "2S 4H",
+                                                          "E": "7D QC"},
+               "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC"}
+
+
+class TestBadRequests:
+    CASES = [
+        # (position changes, field, words in the problem)
+        (dict(game="whist"), "position.game", "unknown game 'whist'"),
+        (dict(trump="Z"), "position.trump", "'Z' is not a suit"),
+        (dict(hand_E="7D QC KS"), "position.hands.e", "KS appears twice"),
+        (dict(hand_N="KS AH 2D 9D"), "position.hands.n", "'9D' is not in the malilla deck"),
+        (dict(leader="X"), "position.leader", "'X' is not a seat"),
+        (dict(hand_E="7D 3S"), "position.trick[2]", "E may not play 4D"),
+        (dict(led_suits="SS"), "position.led_suits", "S is listed twice"),
+        (dict(to_move="E"), "position.to_move", "is E"),
+        (dict(hand_W="KC 5C 3C"), "position.hands", "do not fit"),
+        (dict(history=[["AS", "KS"]]), "position.history.tricks[0]", "2 cards; a completed trick has 4"),
+    ]
+
+    @pytest.mark.parametrize("changes,field,words", CASES, ids=[c[1] for c in CASES])
+    def test_position_errors_name_the_field(self, stub, changes, field, words):
+        assert Position.from_json(MALILLA_MID).legal_moves() == ["KS"]   # the base is valid
+        request = solve_request(bad(MALILLA_MID, **changes))
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(request, timeout=10)
+        error = info.value
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+        [(got_field, problem)] = violations(error)
+        assert got_field == field
+        assert words in problem
+        assert error.details() == f"{field}: {problem}"
+
+    def test_history_card_path(self, stub):
+        """An illegal card in the history is named by its trick and place."""
+        p = Position.from_json(full_deal("manille", seed=3))
+        for _ in range(8):
+            p = p.play(p.legal_moves()[0])
+        good = p.to_json()
+        cards = [(i, j) for i in range(2) for j in range(4)]
+        for a, b in itertools.combinations(cards, 2):
+            obj = json.loads(json.dumps(good))
+            h = obj["history"]
+            h[a[0]][a[1]], h[b[0]][b[1]] = h[b[0]][b[1]], h[a[0]][a[1]]
+            try:
+                Position.from_json(obj)
+            except PositionError as e:
+                error = e
+                if re.fullmatch(r"history\[\d+\]\[\d+\]", e.field):
+                    break
+        else:
+            pytest.fail("no swap of two history cards makes an illegal play")
+        expected = convert.field_path(error.field)
+        assert re.fullmatch(r"position\.history\.tricks\[\d+\]\.cards\[\d+\]", expected)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(solve_request(obj), timeout=10)
+        assert violations(info.value) == [(expected, error.problem)]
+
+    @pytest.mark.parametrize("request_,fields", [
+        (pb.SolveRequest(), ["position"]),
+        (solve_request(MALILLA_MID, mode=pb.MODE_TARGET), ["target"]),
+        (solve_request(MALILLA_MID, target=5), ["target"]),
+        (pb.SolveRequest(position=convert.position_message(MALILLA_MID), mode=42), ["mode"]),
+        (pb.SolveRequest(position=convert.position_message(MALILLA_MID), objective=9, mode=pb.MODE_TARGET),
+         ["objective", "target"]),
+        (solve_request(MALILLA_MID, objective=pb.OBJECTIVE_SCORE), ["position.history"]),
+    ], ids=["no-position", "target-missing", "target-without-mode", "mode", "objective+target", "score"])
+    def test_option_errors(self, stub, request_, fields):
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(request_, timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert [f for f, _ in violations(info.value)] == fields
+
+    def test_deal_already_over_is_refused(self, stub):
+        empty = {"game": "manille", "trump": "H", "hands": {"N": "", "E": "", "S": "", "W": ""},
+                 "leader": "N", "trick": []}
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(solve_request(empty), timeout=10)
+        assert violations(info.value) == [("position.hands", "every hand is empty: nothing is left to play")]
+
+    def test_legal_moves_errors(self, stub):
+        with pytest.raises(grpc.RpcError) as info:
+            stub.LegalMoves(pb.LegalMovesRequest(), timeout=10)
+        assert violations(info.value) == [("position", "missing")]
+        with pytest.raises(grpc.RpcError) as info:
+            stub.LegalMoves(pb.LegalMovesRequest(position=convert.position_message(bad(MALILLA_MID, leader="Q"))),
+                            timeout=10)
+        assert violations(info.value)[0][0] == "position.leader"
+
+    def test_client_raises_invalid_request(self, client):
+        with pytest.raises(InvalidRequest) as info:
+            client.solve(bad(MALILLA_MID, trump="Z"))
+        assert isinstance(info.value, ValueError)
+        assert info.value.violations == [("position.trump", "'Z' is not a suit (S H D C)")]
+
+    def test_garbage_bytes_do_not_hurt_the_server(self, server, stub):
+        channel = channel_to(server)
+        raw = channel.unary_unary(f"/{SERVICE_NAME}/Solve", request_serializer=None, response_deserializer=None)
+        for payload in (b"\xff\xff\xff\xff", b"\x0a\x05\x0a\x03\xff\xfe\xfd", bytes(range(256))):
+            with pytest.raises(grpc.RpcError) as info:
+                raw(payload, timeout=10)
+            assert info.value.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT)
+        unknown = channel.unary_unary(f"/{SERVICE_NAME}/Nope")
+        with pytest.raises(grpc.RpcError) as info:
+            unknown(b"", timeout=10)
+        assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED
+        channel.close()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+
+CARD = st.sampled_from(["7S", "AS", "10H", "QD", "2C", "KH", "JS", "9D", "XX", "", "1S", "AH"])
+
+
+@st.composite
+def scrambled(draw):
+    """A real position with a few fields replaced by plausible or absurd values."""
+    base = draw(st.sampled_from(POSITIONS + [MALILLA_MID]))
+    msg = convert.position_message(base)
+    for _ in range(draw(st.integers(1, 3))):
+        which = draw(st.sampled_from(["game", "trump", "leader", "trick", "hand", "led", "to_move", "history"]))
+        if which == "game":
+            msg.game = draw(st.sampled_from(["malilla", "manille", "MANILLE", "", "bridge"]))
+        elif which == "trump":
+            msg.trump = draw(st.sampled_from(["S", "NT", "♥", "", "T"]))
+        elif which == "leader":
+            msg.leader = draw(st.sampled_from(["N", "e", "", "Z"]))
+        elif which == "trick":
+            del msg.trick[:]
+            msg.trick.extend(draw(st.lists(CARD, max_size=5)))
+        elif which == "hand":
+            seat = draw(st.sampled_from("nesw"))
+            setattr(msg.hands, seat, " ".join(draw(st.lists(CARD, max_size=12))))
+        elif which == "led":
+            msg.led_suits = draw(st.text(alphabet="SHDCX ♠", max_size=5))
+        elif which == "to_move":
+            msg.to_move = draw(st.sampled_from(["N", "E", "S", "W", "?"]))
+        else:
+            msg.history.tricks.add(cards=draw(st.lists(CARD, max_size=5)))
+    return msg
+
+
+class TestNoRequestHurtsTheServer:
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                       HealthCheck.too_slow])
+    @given(position=scrambled(), mode=st.sampled_from([pb.MODE_ALL, pb.MODE_BEST, pb.MODE_TARGET, 7]),
+           target=st.one_of(st.none(), st.integers(-5, 80)))
+    def test_scrambled_positions(self, stub, position, mode, target):
+        request = pb.SolveRequest(position=position, mode=mode)
+        if target is not None:
+            request.target = target
+        try:
+            response = stub.Solve(request, timeout=5)
+            assert response.solution.nodes >= 0
+        except grpc.RpcError as e:
+            assert e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED), e
+            if e.code() is grpc.StatusCode.INVALID_ARGUMENT:
+                assert violations(e)
+        try:
+            stub.LegalMoves(pb.LegalMovesRequest(position=position, lenient=True), timeout=5)
+        except grpc.RpcError as e:
+            assert e.code() is grpc.StatusCode.INVALID_ARGUMENT, e
+
+    def test_still_serving_afterwards(self, stub, client):
+        assert client.health() == "SERVING"
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+
+def test_remote_error_for_other_codes(server, stub):
+    position, mode, objective = hard_request_args()
+    with Client(f"127.0.0.1:{server.port}") as c:
+        with pytest.raises(RemoteError) as info:
+            c.solve(position, mode=convert.mode_name(mode), objective=convert.objective_name(objective),
+                    timeout=0.05)
+    assert info.value.code is grpc.StatusCode.DEADLINE_EXCEEDED
+    assert not isinstance(info.value, InvalidRequest)
+
+
+class TestClientCommand:
+    """`python -m server.client`, the README's way to query the service from the shell."""
+
+    def run(self, server, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "server.client", *args, "--address", f"127.0.0.1:{server.port}"],
+                              input=stdin, capture_output=True, text=True, timeout=60, cwd=PROJECT,
+                              env={**os.environ, "PYTHONPATH": str(PROJECT)})
+
+    def test_solve_and_legal(self, server):
+        lines = [json.dumps(POSITIONS[0]), "", json.dumps(bad(MALILLA_MID, trump="Z")), "not json",
+                 json.dumps(POSITIONS[14])]
+        proc = self.run(server, "solve", "--mode", "optimal", stdin="\n".join(lines) + "\n")
+        assert proc.returncode == 0, proc.stderr
+        out = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert len(out) == 4
+        for got, position in ((out[0], POSITIONS[0]), (out[3], POSITIONS[14])):
+            expected = library(position, "optimal").to_json()
+            assert {k: v for k, v in got.items() if k not in ("nodes", "line")} == \
+                {k: v for k, v in expected.items() if k not in ("nodes", "line")}
+            assert got["line"][0] in expected["best"]
+        assert out[1] == {"error": "position.trump: 'Z' is not a suit (S H D C)", "code": "INVALID_ARGUMENT"}
+        assert "error" in out[2] and "code" not in out[2]
+        proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
+        assert json.loads(proc.stdout) == {"legal": ["KS"]}
+
+    def test_health(self, server):
+        proc = self.run(server, "health")
+        assert proc.returncode == 0 and proc.stdout.strip() == "SERVING"

@@ -1,0 +1,85 @@
+"""Interoperability: a client that is not ours (Node's @grpc/grpc-js with
+@grpc/proto-loader, tests/interop/client.js) calls the service.
+
+The Node packages are installed by .ci/run (`npm ci --prefix tests/interop`);
+without node or the packages this test fails, it does not skip.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import PROJECT
+from server_fixtures import running_server, strip, vector_positions
+from solver import Position
+from solver.solve import Solver
+
+INTEROP = PROJECT / "tests" / "interop"
+PROTO = PROJECT / "proto" / "malilla" / "dd" / "v1" / "double_dummy.proto"
+
+
+def node_client(port: int, calls: list[dict]) -> list[dict]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the interop test needs Node.js (and npm ci --prefix tests/interop)")
+    for package in ("@grpc/grpc-js", "@grpc/proto-loader", "protobufjs"):
+        if not (INTEROP / "node_modules" / package / "package.json").is_file():
+            pytest.fail(f"{package} is missing: run `npm ci --prefix tests/interop` (as .ci/run does)")
+    proc = subprocess.run([node, str(INTEROP / "client.js"), str(port), str(PROTO)], input=json.dumps(calls),
+                          capture_output=True, text=True, timeout=60, cwd=INTEROP)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == len(calls), proc.stdout
+    return lines
+
+
+def test_node_client():
+    position = strip(vector_positions("endgames6", 2)[1])   # a Malilla endgame
+    expected = Solver(1 << 20).solve(Position.from_json(position))
+    request = {"position": {"game": position["game"], "trump": position["trump"],
+                            "hands": {k.lower(): v for k, v in position["hands"].items()},
+                            "leader": position["leader"], "trick": position["trick"],
+                            "led_suits": position["led_suits"]},
+               "mode": "MODE_ALL", "id": "node-1"}
+    bad = json.loads(json.dumps(request))
+    bad["position"]["hands"]["e"] += " " + position["hands"]["N"].split()[0]   # a card held twice
+    calls = [
+        {"method": "Solve", "request": request},
+        {"method": "Solve", "request": bad},
+        {"method": "LegalMoves", "request": {"position": request["position"]}},
+        {"method": "SolveStream", "requests": [dict(request, id="s1"), dict(bad, id="s2"), dict(request, id="s3")]},
+        {"method": "Solve", "request": dict(request, mode="MODE_TARGET")},
+    ]
+    with running_server(workers=2) as server:
+        solved, refused, legal, streamed, no_target = node_client(server.port, calls)
+
+    assert solved["ok"], solved
+    answer = solved["response"]
+    assert answer["id"] == "node-1" and answer["result"] == "solution"
+    solution = answer["solution"]
+    assert solution["value"] == expected.value
+    assert {c["card"]: (c["value"], c["margin"]) for c in solution["cards"]} == \
+        {c.card: (c.value, c.margin) for c in expected.cards}
+    assert solution["best"] == expected.best and solution["line"][0] in expected.best
+    assert solution["mode"] == "MODE_ALL" and solution["side"] == expected.side and int(solution["nodes"]) > 0
+
+    first_north = position["hands"]["N"].split()[0]
+    assert not refused["ok"]
+    assert refused["code_name"] == "INVALID_ARGUMENT"
+    assert refused["status"]["code"] == 3
+    assert refused["status"]["violations"] == [["position.hands.e", f"{first_north} appears twice (also in hands.N)"]]
+    assert refused["details"] == f"position.hands.e: {first_north} appears twice (also in hands.N)"
+
+    assert legal["ok"] and legal["response"]["legal"] == Position.from_json(position).legal_moves()
+
+    assert streamed["ok"]
+    items = streamed["responses"]
+    assert [r["id"] for r in items] == ["s1", "s2", "s3"]
+    assert [r["result"] for r in items] == ["solution", "error", "solution"]
+    assert items[1]["error"]["field_violations"][0]["field"] == "position.hands.e"
+    assert items[2]["solution"]["value"] == expected.value
+
+    assert not no_target["ok"] and no_target["status"]["violations"] == [["target", "MODE_TARGET needs a target"]]

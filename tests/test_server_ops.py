@@ -1,0 +1,538 @@
+"""The gRPC service under load, faults and shutdown: deadlines, cancellation, the
+concurrency limit, message size, health, reflection, the token, TLS, the access
+log, the flags, and SIGTERM/SIGINT on a real process."""
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from conftest import PROJECT
+from server import convert
+from server._proto import SERVICE_NAME, pb
+from server.client import Client, RemoteError
+from server.config import Config, add_arguments, config_from_args, parse_size
+from server_fixtures import (channel_to, easy_position, full_deal, hard_request, hard_request_args, running_server,
+                             solve_request, stub_of)
+
+
+def wait_until(predicate, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.002)
+    return predicate()
+
+
+def busy(server) -> bool:
+    """Is a worker running a search?"""
+    return server.service.admission.active > 0
+
+
+@pytest.fixture(scope="module")
+def one_worker():
+    """A server with a single worker, so a freed worker shows as the next call being answered."""
+    with running_server(workers=1, max_concurrent=4) as s:
+        channel = channel_to(s)
+        stub = stub_of(channel)
+        stub.Solve(solve_request(easy_position()), timeout=10)   # warm
+        yield s, stub
+        channel.close()
+
+
+class TestDeadlines:
+    def test_deadline_stops_the_search_and_frees_the_worker(self, one_worker):
+        server, stub = one_worker
+        reactions = []
+        request = hard_request()
+        for _ in range(3):
+            start = time.monotonic()
+            hard = stub.Solve.future(request, timeout=0.15)
+            time.sleep(0.03)
+            queued = stub.Solve.future(solve_request(easy_position()), timeout=10)   # waits for the worker
+            with pytest.raises(grpc.RpcError) as info:
+                hard.result()
+            assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+            assert queued.result().solution.value == 6
+            reactions.append(time.monotonic() - (start + 0.15))
+        # the queued call needed the only worker: it was answered a few ms after the deadline
+        print(f"deadline reaction (deadline -> next call answered on the freed worker): "
+              f"{[round(r * 1000, 1) for r in reactions]} ms")
+        assert min(reactions) < 0.05, reactions
+
+    def test_deadline_inside_the_search(self, one_worker):
+        """The search itself gets the remaining time (no client cancellation needed)."""
+        server, stub = one_worker
+        job_stop = []
+        original = server.service._run
+
+        def spy(job):
+            try:
+                return original(job)
+            finally:
+                job_stop.append(time.monotonic())
+
+        server.service._run = spy
+        try:
+            start = time.monotonic()
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Solve(hard_request(), timeout=0.2)
+            assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+            assert wait_until(lambda: job_stop)
+        finally:
+            server.service._run = original
+        lag = job_stop[0] - (start + 0.2)
+        print(f"search stopped {lag * 1000:.1f} ms after the deadline")
+        assert -0.05 < lag < 0.05
+
+    def test_deadline_passed_while_queued(self, one_worker):
+        server, stub = one_worker
+        hard = stub.Solve.future(hard_request(), timeout=0.4)
+        time.sleep(0.03)
+        start = time.monotonic()
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(solve_request(easy_position()), timeout=0.1)   # behind the hard one
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        assert time.monotonic() - start < 0.3
+        with pytest.raises(grpc.RpcError):
+            hard.result()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+    def test_stream_deadline(self, one_worker):
+        server, stub = one_worker
+        requests = [solve_request(easy_position(), request_id="easy"), hard_request("hard"),
+                    solve_request(easy_position(), request_id="after")]
+        responses = stub.SolveStream(iter(requests), timeout=0.3)
+        first = next(responses)
+        assert first.id == "easy" and first.solution.value == 6
+        with pytest.raises(grpc.RpcError) as info:
+            next(responses)
+        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        assert wait_until(lambda: not busy(server), 1.0)
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+
+class TestCancellation:
+    def test_client_cancel_stops_the_search(self, one_worker):
+        server, stub = one_worker
+        delays = []
+        for _ in range(3):
+            hard = stub.Solve.future(hard_request())   # no deadline at all
+            time.sleep(0.1)
+            assert busy(server)
+            queued = stub.Solve.future(solve_request(easy_position()), timeout=10)
+            cancelled_at = time.monotonic()
+            hard.cancel()
+            assert queued.result().solution.value == 6
+            delays.append(time.monotonic() - cancelled_at)
+            assert hard.cancelled()
+        print(f"cancel -> next call answered: {[round(d * 1000, 1) for d in delays]} ms")
+        assert min(delays) < 0.05, delays
+
+    def test_cancel_right_after_the_call_starts(self, one_worker):
+        """Cancels that land while the search is starting still stop it."""
+        server, stub = one_worker
+        for pause in (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01):
+            hard = stub.Solve.future(hard_request())
+            time.sleep(pause)
+            hard.cancel()
+        assert wait_until(lambda: not busy(server), 2.0)
+        start = time.monotonic()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+        assert time.monotonic() - start < 0.2
+
+    def test_stream_cancel(self, one_worker):
+        server, stub = one_worker
+        responses = stub.SolveStream(iter([hard_request("h1"), hard_request("h2")]))
+        assert wait_until(lambda: busy(server))
+        time.sleep(0.05)
+        responses.cancel()
+        assert wait_until(lambda: not busy(server), 1.0)
+        start = time.monotonic()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+        assert time.monotonic() - start < 0.2
+
+
+class TestLimits:
+    def test_calls_past_the_limit_are_refused(self):
+        with running_server(workers=1, max_concurrent=2) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            calls = [stub.Solve.future(hard_request(), timeout=5) for _ in range(2)]
+            assert wait_until(lambda: server.service.admission.active == 2)
+            for _ in range(3):
+                with pytest.raises(grpc.RpcError) as info:
+                    stub.Solve(solve_request(easy_position()), timeout=5)
+                assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert "--max-concurrent" in info.value.details()
+            with pytest.raises(grpc.RpcError) as info:
+                list(stub.SolveStream(iter([solve_request(easy_position())]), timeout=5))
+            assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            # health checks are not counted
+            health = health_pb2_grpc.HealthStub(channel)
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+                health_pb2.HealthCheckResponse.SERVING
+            for call in calls:
+                call.cancel()
+            assert wait_until(lambda: server.service.admission.active == 0)
+            assert stub.Solve(solve_request(easy_position()), timeout=5).solution.value == 6
+            channel.close()
+
+    def test_message_size_limit(self):
+        with running_server(max_message=1024) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Solve(solve_request(easy_position(), request_id="x" * 4000), timeout=5)
+            assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert stub.Solve(solve_request(easy_position(), request_id="small"), timeout=5).id == "small"
+            channel.close()
+
+    def test_concurrent_callers_all_answered(self):
+        """More callers than workers (within the limit): every call answered correctly."""
+        positions = [full_deal("manille", seed=s) for s in range(12)]
+        with running_server(workers=2, max_concurrent=12) as server, \
+                Client(f"127.0.0.1:{server.port}", timeout=30) as client:
+            results: dict[int, object] = {}
+
+            def call(i):
+                results[i] = client.solve(positions[i], mode="best")
+
+            threads = [threading.Thread(target=call, args=(i,)) for i in range(12)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            from solver import Position
+            from solver.solve import Solver
+            solver = Solver(1 << 22)
+            for i, position in enumerate(positions):
+                assert results[i].value == solver.solve(Position.from_json(position), mode="best").value
+
+
+class TestHealthAndReflection:
+    def test_health(self, one_worker):
+        server, _ = one_worker
+        with Client(f"127.0.0.1:{server.port}") as client:
+            assert client.health() == "SERVING"
+            assert client.health(SERVICE_NAME) == "SERVING"
+            with pytest.raises(RemoteError) as info:
+                client.health("no.such.Service")
+            assert info.value.code is grpc.StatusCode.NOT_FOUND
+
+    def test_reflection_describes_the_api(self, one_worker):
+        server, _ = one_worker
+        channel = channel_to(server)
+        database = ProtoReflectionDescriptorDatabase(channel)
+        services = set(database.get_services())
+        assert {SERVICE_NAME, "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"} <= services
+        pool = descriptor_pool.DescriptorPool(database)
+        service = pool.FindServiceByName(SERVICE_NAME)
+        methods = {m.name: (m.input_type.full_name, m.output_type.full_name) for m in service.methods}
+        assert methods == {"Solve": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
+                           "SolveStream": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
+                           "LegalMoves": ("malilla.dd.v1.LegalMovesRequest", "malilla.dd.v1.LegalMovesResponse")}
+        position = pool.FindMessageTypeByName("malilla.dd.v1.Position")
+        assert [f.name for f in position.fields] == ["game", "trump", "hands", "leader", "trick", "led_suits",
+                                                     "to_move", "history"]
+        channel.close()
+
+
+class TestShutdown:
+    def test_graceful_stop(self):
+        with running_server(workers=1, grace=5) as server:
+            slow_run = server.service._run
+
+            def run_slowly(job):   # a call that is surely still in flight when the stop begins
+                time.sleep(0.3)
+                return slow_run(job)
+
+            server.service._run = run_slowly
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=SERVICE_NAME), timeout=10)
+            assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+            in_flight = stub.Solve.future(solve_request(easy_position()), timeout=10)
+            assert wait_until(lambda: busy(server))
+            stopper = threading.Thread(target=server.stop)
+            start = time.monotonic()
+            stopper.start()
+            assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()   # a watcher that has seen NOT_SERVING goes; an open watch would hold the grace
+            assert not in_flight.done()
+            assert in_flight.result().solution.value == 6   # finished within the grace period
+            stopper.join(5)
+            assert not stopper.is_alive() and server.wait(0)
+            assert time.monotonic() - start < 2   # no need to wait out the 5 s grace
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Solve(solve_request(easy_position()), timeout=2)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            channel.close()
+
+    def test_grace_runs_out(self):
+        with running_server(workers=1, grace=0.2) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            hard = stub.Solve.future(hard_request(), timeout=30)
+            assert wait_until(lambda: busy(server))
+            start = time.monotonic()
+            server.stop()
+            took = time.monotonic() - start
+            with pytest.raises(grpc.RpcError) as info:
+                hard.result()
+            assert info.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
+            assert 0.15 < took < 1.5, took
+            channel.close()
+
+
+class ServeProcess:
+    """`malilla-dd serve` (through solver.cli) on a free port, its stderr lines collected as they come."""
+
+    def __init__(self, *args: str, env: dict | None = None) -> None:
+        environment = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT), environment.get("PYTHONPATH")]))
+        self.proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0", *args],
+                                     cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=environment)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stderr.readline, "")),
+                                        daemon=True)
+        self._reader.start()
+        line = self.proc.stdout.readline()
+        if "serving" not in line:
+            self.proc.kill()
+            self._reader.join(5)
+            pytest.fail(f"no start-up line: {line!r} {''.join(self.lines)}")
+        self.address = line.rsplit(" ", 1)[-1].strip()
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in list(self.lines))
+
+    def stderr(self) -> str:
+        self._reader.join(5)
+        return "".join(self.lines)
+
+    def __enter__(self) -> ServeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+class TestProcess:
+    @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+    def test_signal_lets_calls_finish_and_exits_0(self, signum):
+        with ServeProcess("--workers", "1", "--memory", "16M", "--grace", "5", "--log-level", "debug") as server:
+            started = "method=/malilla.dd.v1.DoubleDummy/Solve started"
+            with Client(server.address, timeout=20) as client:
+                assert client.solve(easy_position()).value == 6
+                position, mode, objective = hard_request_args()
+                outcome = []
+
+                def long_call():
+                    start = time.monotonic()
+                    try:
+                        client.solve(position, convert.mode_name(mode), convert.objective_name(objective),
+                                     timeout=1.0)
+                    except RemoteError as e:
+                        outcome.append((e.code, time.monotonic() - start))
+                    else:
+                        outcome.append(("answered", time.monotonic() - start))
+
+                call = threading.Thread(target=long_call)
+                call.start()
+                assert wait_until(lambda: server.count(started) == 2)   # the long call is in the server
+                server.proc.send_signal(signum)
+                call.join(10)
+                # the call in flight ran on to its own deadline: the signal did not cut it off
+                assert outcome and outcome[0][0] is grpc.StatusCode.DEADLINE_EXCEEDED, outcome
+                assert outcome[0][1] > 0.9, outcome
+            assert server.proc.wait(10) == 0
+            err = server.stderr()
+        assert "method=/malilla.dd.v1.DoubleDummy/Solve status=OK latency_ms=" in err
+        assert "method=/malilla.dd.v1.DoubleDummy/Solve status=DEADLINE_EXCEEDED latency_ms=" in err
+        assert f"{signal.Signals(signum).name} received" in err
+        assert err.rstrip().endswith("stopped")
+
+    def test_environment_configures_it(self):
+        with ServeProcess(env={"MALILLA_DD_WORKERS": "1", "MALILLA_DD_MEMORY": "8M", "MALILLA_DD_TOKEN": "s3cret",
+                               "MALILLA_DD_MAX_CONCURRENT": "3", "MALILLA_DD_LOG_LEVEL": "info"}) as server:
+            with Client(server.address, timeout=10) as anonymous:
+                with pytest.raises(RemoteError) as info:
+                    anonymous.solve(easy_position())
+                assert info.value.code is grpc.StatusCode.UNAUTHENTICATED
+            with Client(server.address, timeout=10, token="s3cret") as client:
+                assert client.solve(easy_position()).value == 6
+            server.proc.send_signal(signal.SIGTERM)
+            assert server.proc.wait(10) == 0
+            err = server.stderr()
+        assert "1 worker(s), 8 MiB table each, at most 3 calls at once" in err
+        assert "TLS off, token on" in err
+        assert "method=/malilla.dd.v1.DoubleDummy/Solve status=UNAUTHENTICATED" in err
+
+    def test_bad_flag_value(self):
+        proc = subprocess.run([sys.executable, "-m", "solver.cli", "serve", "--workers", "zero"], cwd=PROJECT,
+                              capture_output=True, text=True, timeout=30,
+                              env={**os.environ, "PYTHONPATH": str(PROJECT)})
+        assert proc.returncode == 2
+        assert "--workers: 'zero' is not a valid workers" in proc.stderr
+
+    def test_busy_port(self):
+        with running_server() as server:
+            proc = subprocess.run([sys.executable, "-m", "server", "--port", str(server.port)], cwd=PROJECT,
+                                  capture_output=True, text=True, timeout=30,
+                                  env={**os.environ, "PYTHONPATH": str(PROJECT)})
+        assert proc.returncode == 1
+        assert f"cannot listen on 127.0.0.1:{server.port}" in proc.stderr
+
+
+class TestToken:
+    def test_bearer_token(self):
+        with running_server(token="tok-123") as server:
+            target = f"127.0.0.1:{server.port}"
+            for token in (None, "wrong", "tok-1234", "tok-12"):
+                with Client(target, token=token, timeout=5) as client:
+                    with pytest.raises(RemoteError) as info:
+                        client.solve(easy_position())
+                    assert info.value.code is grpc.StatusCode.UNAUTHENTICATED
+                    with pytest.raises(RemoteError) as info:
+                        list(client.solve_many([("a", easy_position())]))
+                    assert info.value.code is grpc.StatusCode.UNAUTHENTICATED
+                    with pytest.raises(RemoteError) as info:
+                        client.legal_moves(easy_position())
+                    assert info.value.code is grpc.StatusCode.UNAUTHENTICATED
+                    assert client.health() == "SERVING"   # health checks stay open
+            with Client(target, token="tok-123", timeout=5) as client:
+                assert client.solve(easy_position()).value == 6
+                assert [i for i, _ in client.solve_many([("a", easy_position())])] == ["a"]
+                assert client.legal_moves(easy_position()) == ["QC", "QH", "QS"]
+
+
+def self_signed(tmp_path) -> tuple[str, str, bytes]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    import ipaddress
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(pem)
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file), pem
+
+
+class TestTLS:
+    def test_tls(self, tmp_path):
+        cert, key, pem = self_signed(tmp_path)
+        with running_server(tls_cert=cert, tls_key=key, token="t") as server:
+            with Client(f"localhost:{server.port}", root_certificates=pem, token="t", timeout=10) as client:
+                assert client.solve(easy_position()).value == 6
+            with Client(f"127.0.0.1:{server.port}", timeout=3, token="t") as plaintext:
+                with pytest.raises(RemoteError) as info:
+                    plaintext.solve(easy_position())
+                assert info.value.code is grpc.StatusCode.UNAVAILABLE
+            _, _, other = self_signed(tmp_path / ".." )
+            with Client(f"localhost:{server.port}", root_certificates=other, token="t", timeout=3) as wrong_ca:
+                with pytest.raises(RemoteError) as info:
+                    wrong_ca.solve(easy_position())
+                assert info.value.code is grpc.StatusCode.UNAVAILABLE
+
+    def test_cert_without_key_is_refused(self, tmp_path):
+        with pytest.raises(ValueError, match="both"):
+            Config(tls_cert=str(tmp_path / "cert.pem"))
+
+
+class TestAccessLog:
+    def test_one_line_per_call(self, one_worker, caplog):
+        server, stub = one_worker
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        stub.Solve(solve_request(easy_position()), timeout=10)
+        with pytest.raises(grpc.RpcError):
+            stub.Solve(pb.SolveRequest(), timeout=10)
+        list(stub.SolveStream(iter([solve_request(easy_position())]), timeout=10))
+        stub.LegalMoves(pb.LegalMovesRequest(position=solve_request(easy_position()).position), timeout=10)
+        assert wait_until(lambda: len(caplog.records) >= 4)
+        lines = [r.getMessage() for r in caplog.records if r.name == "malilla_dd.access"]
+        assert [line.split(" latency_ms=")[0] for line in lines[:4]] == [
+            "method=/malilla.dd.v1.DoubleDummy/Solve status=OK",
+            "method=/malilla.dd.v1.DoubleDummy/Solve status=INVALID_ARGUMENT",
+            "method=/malilla.dd.v1.DoubleDummy/SolveStream status=OK",
+            "method=/malilla.dd.v1.DoubleDummy/LegalMoves status=OK",
+        ]
+        for line in lines[:4]:
+            latency = float(line.split("latency_ms=")[1].split()[0])
+            assert 0 <= latency < 5000
+            assert "peer=ipv4:127.0.0.1:" in line
+
+
+class TestConfig:
+    def parse(self, argv, env):
+        import argparse
+        parser = argparse.ArgumentParser()
+        add_arguments(parser)
+        return config_from_args(parser.parse_args(argv), env)
+
+    def test_defaults(self):
+        config = self.parse([], {})
+        assert (config.host, config.port, config.max_message, config.grace) == ("127.0.0.1", 50051, 4 << 20, 10.0)
+        assert config.workers >= 1 and config.concurrency == 8 * config.workers
+        assert config.memory == 256 << 20 and config.token is None and config.tls_cert is None
+
+    def test_environment_then_flags(self):
+        env = {"MALILLA_DD_PORT": "6000", "MALILLA_DD_WORKERS": "3", "MALILLA_DD_MEMORY": "64M",
+               "MALILLA_DD_MAX_CONCURRENT": "5", "MALILLA_DD_MAX_MESSAGE": "1MiB", "MALILLA_DD_GRACE": "2.5",
+               "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0"}
+        config = self.parse([], env)
+        assert (config.port, config.workers, config.memory, config.concurrency, config.max_message, config.grace,
+                config.token, config.host) == (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0")
+        config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G"], env)
+        assert (config.port, config.workers, config.memory, config.concurrency) == (7000, 1, 1 << 30, 5)
+
+    @pytest.mark.parametrize("argv,env,words", [
+        (["--port", "70000"], {}, "port: 70000"),
+        ([], {"MALILLA_DD_PORT": "http"}, "MALILLA_DD_PORT: 'http'"),
+        (["--memory", "12 parsecs"], {}, "--memory: '12 parsecs'"),
+        (["--memory", "1K"], {}, "too small"),
+        (["--workers", "0"], {}, "workers: 0"),
+        (["--max-concurrent", "0"], {}, "max_concurrent: 0"),
+        (["--grace", "-1"], {}, "grace"),
+        (["--log-level", "loud"], {}, "log level"),
+        (["--tls-key", "k.pem"], {}, "both"),
+    ])
+    def test_bad_values(self, argv, env, words):
+        with pytest.raises(ValueError, match=words.replace("(", r"\(").replace("[", r"\[")):
+            self.parse(argv, env)
+
+    def test_sizes(self):
+        assert [parse_size(s) for s in ("1024", "64k", "64K", "256M", "256MiB", "1G", "2 GiB")] == \
+            [1024, 64 << 10, 64 << 10, 256 << 20, 256 << 20, 1 << 30, 2 << 30]
+        with pytest.raises(ValueError):
+            parse_size("1T")

@@ -1,0 +1,153 @@
+"""What-if tables and par: against the vectors, fresh searches and the scoring rules."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import load_vectors
+from solver import MALILLA, MANILLE, Position, PositionError, get_profile
+from solver.cards import SEATS
+from solver.deal import deal
+from solver.scoring import deal_multiplier
+from solver.solve import Solver
+from solver.table import dd_table, read_table_input, table_of
+
+SMALL = 1 << 22
+
+
+def seeded(game: str, seed: int, dealer: int) -> dict:
+    return deal(get_profile(game), seed=seed, dealer=dealer).to_position_json()
+
+
+@pytest.fixture(scope="module")
+def manille_capot_table():
+    """A Manille deal where N-S make a capot under some trumps (dealer W, so N leads)."""
+    return table_of(seeded("manille", 103, 3), Solver())
+
+
+class TestTable:
+    @pytest.mark.parametrize("index", range(12))
+    def test_the_vectors_cell_is_the_vector_value(self, index: int) -> None:
+        line = load_vectors("full")[index]
+        values = line.pop("values")
+        table = table_of(line, Solver())
+        cell = table.entry(line["trump"], line["leader"])
+        assert cell.value == max(values.values())
+        ns = cell.value if SEATS.index(line["leader"]) % 2 == 0 else table.profile.total_points - cell.value
+        assert table.grid()[line["trump"]][line["leader"]] == ns == cell.ns
+
+    @pytest.mark.parametrize("game,trumps", [("malilla", "SHDC"), ("manille", ["S", "H", "D", "C", "NT"])])
+    def test_every_trump_and_leader_against_fresh_searches(self, game: str, trumps) -> None:
+        obj = seeded(game, 7 if game == "malilla" else 5, 1)
+        table = table_of(obj, Solver())
+        assert table.trumps == tuple(trumps)
+        assert len(table.entries) == 4 * len(trumps)
+        total = table.profile.total_points
+        for e in table.entries:
+            variant = {**obj, "trump": e.trump, "leader": e.leader, "to_move": e.leader}
+            fresh = Solver(SMALL).solve(Position.from_json(variant), mode="best").value
+            assert e.value == fresh
+            assert e.ns + e.ew == total
+            assert e.ns == (fresh if SEATS.index(e.leader) % 2 == 0 else total - fresh)
+
+    def test_json_and_pretty(self) -> None:
+        table = table_of(seeded("manille", 5, 1), Solver())
+        out = json.loads(json.dumps(table.to_json()))
+        assert out["game"] == "manille" and out["dealer"] == "E" and out["trump"] == table.position.trump
+        assert {(c["trump"], c["leader"]) for c in out["table"]} == \
+            {(t, s) for t in ["S", "H", "D", "C", "NT"] for s in SEATS}
+        assert out["grid"]["NT"]["W"] == table.entry("NT", "W").ns
+        text = table.pretty()
+        row = next(line for line in text.splitlines() if line.startswith("NT "))
+        assert row.split()[1:] == [str(table.entry("NT", s).ns) for s in SEATS]
+        assert "lead N" in text and "Par, dealer E" in text
+
+
+class TestParManille:
+    def test_each_choice_is_the_deal_score_search(self, manille_capot_table) -> None:
+        table = manille_capot_table
+        (par,) = table.par
+        assert (par.dealer, par.leader, par.names_trump, par.side) == ("W", "N", True, "E-W")
+        start = Position.from_json(seeded("manille", 103, 3))
+        for choice in par.choices:
+            variant = Position.from_json({**start.to_json(), "trump": choice.trump})
+            signed = Solver(SMALL).solve(variant, mode="best", objective="score").value   # N leads: N-S's score
+            assert choice.dealer_score == -signed
+            assert choice.points == (table.entry(choice.trump, "N").ns, table.entry(choice.trump, "N").ew)
+        assert par.score == max(c.dealer_score for c in par.choices)
+        assert set(par.best) == {c.trump for c in par.choices if c.dealer_score == par.score}
+
+    def test_multipliers(self, manille_capot_table) -> None:
+        (par,) = manille_capot_table.par
+        capots = [c for c in par.choices if c.capot]
+        assert {c.trump for c in capots} >= {"D", "NT"}
+        for c in par.choices:
+            winner = 0 if c.points[0] > 30 else 1
+            if c.capot:   # 60 points, every trick: 30 x2, and x2 again at no-trump
+                assert c.score[winner] == 30 * 2 * deal_multiplier(MANILLE, c.trump)
+            elif c.points[0] != 30:
+                assert c.score[winner] == (c.points[winner] - 30) * deal_multiplier(MANILLE, c.trump)
+            assert c.score[1 - winner] == 0
+        nt = par.worth("NT")
+        assert nt.score[0] == 120
+
+    def test_pending_doubling_doubles_every_choice(self, manille_capot_table) -> None:
+        position, _, dealers, _ = read_table_input(seeded("manille", 103, 3))
+        doubled = dd_table(position, Solver(), dealers, pending_doubling=True)
+        (plain,), (twice,) = manille_capot_table.par, doubled.par
+        assert twice.pending_doubling
+        assert [c.dealer_score * 2 for c in plain.choices] == [c.dealer_score for c in twice.choices]
+        assert "x2: the previous deal was tied" in doubled.pretty()
+
+
+class TestParMalilla:
+    def test_worth_under_each_trump(self) -> None:
+        obj = seeded("malilla", 7, 2)   # dealer S: E leads (counterclockwise)
+        table = table_of(obj, Solver())
+        (par,) = table.par
+        assert (par.dealer, par.leader, par.names_trump) == ("S", "E", False)
+        assert [c.trump for c in par.choices] == ["S", "H", "D", "C"]
+        for c in par.choices:
+            assert c.points == (table.entry(c.trump, "E").ns, table.entry(c.trump, "E").ew)
+            winner = 0 if c.points[0] > 35 else 1
+            assert c.score[winner] == max(0, c.points[winner] - 35) and c.score[1 - winner] == 0
+            assert c.capot == (max(c.points) == 70)
+            assert c.dealer_score == c.score[0] - c.score[1]   # S deals: N-S
+        assert "the shown card fixes trump" in table.pretty() and "(this deal)" in table.pretty()
+
+
+class TestInput:
+    def test_trump_and_leader_are_optional(self) -> None:
+        obj = seeded("malilla", 2, 0)
+        bare = {k: v for k, v in obj.items() if k not in ("trump", "leader", "to_move", "dealer")}
+        position, trump, dealers, pending = read_table_input(bare)
+        assert trump is None and dealers == (0, 1, 2, 3) and pending is False
+        table = table_of(json.dumps(bare), Solver())
+        assert table.trump is None and table.dealer is None and len(table.par) == 4
+        full = table_of(obj, Solver())
+        assert full.entries == table.entries
+        assert full.par[0] == table.par[0]   # dealer N
+        assert [p.dealer for p in table.par] == list(SEATS)
+
+    def test_dealer_from_the_leader_or_given(self) -> None:
+        obj = seeded("manille", 3, 2)
+        assert read_table_input({k: v for k, v in obj.items() if k != "dealer"})[2] == (2,)
+        no_leader = {k: v for k, v in obj.items() if k not in ("leader", "to_move")}
+        assert read_table_input(no_leader)[2] == (2,)
+        with pytest.raises(PositionError, match="dealer: S deals, so W leads the first trick, not E"):
+            read_table_input({**obj, "dealer": "S", "leader": "E", "to_move": "E"})
+
+    def test_not_a_full_deal(self) -> None:
+        obj = seeded("manille", 3, 2)
+        started = Position.from_json(obj)
+        started = started.play(started.legal_moves()[0])
+        with pytest.raises(PositionError, match="full deal"):
+            read_table_input(started.to_json())
+        with pytest.raises(PositionError, match="full deal"):
+            dd_table(started, Solver())
+        with pytest.raises(PositionError, match="no no-trump deals"):
+            read_table_input({**seeded("malilla", 1, 0), "trump": "NT"})
+        with pytest.raises(PositionError, match="pending_doubling"):
+            read_table_input({**obj, "pending_doubling": "yes"})
+        assert MALILLA.no_trump_allowed is False
