@@ -866,20 +866,23 @@ cdef int root_moves(Ctx* X, int* order) noexcept nogil:
     return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), present, seat, -1, 0, order)
 
 
-cdef void principal_line(Ctx* X, int value, RootResult* out) noexcept nogil:
-    """Walk one optimal line to the end of the deal, then restore the root."""
+cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept nogil:
+    """Walk one optimal line, opening with the optimal card `first`, to the
+    end of the deal, then restore the root."""
     cdef Undo undos[MAX_CARDS + 4]
     cdef int order[16]
     cdef int n, i, c, maximize
     out.nline = 0
     while not X.stopped and (X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]):
-        n = root_moves(X, order)
-        maximize = (to_move(&X.rules, &X.st) & 1) == 0
-        c = order[0]
-        for i in range(n):
-            if child_reaches(X, order[i], value, maximize):
-                c = order[i]
-                break
+        c = first
+        if out.nline:
+            n = root_moves(X, order)
+            maximize = (to_move(&X.rules, &X.st) & 1) == 0
+            c = order[0]
+            for i in range(n):
+                if child_reaches(X, order[i], value, maximize):
+                    c = order[i]
+                    break
         do_play(X, c, &undos[out.nline])
         value -= undos[out.nline].ns
         out.line[out.nline] = c
@@ -921,7 +924,10 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
             if out.vals[i] and mode == MODE_BEST:
                 out.n = i + 1
                 break
-    principal_line(X, out.value, out)
+    for i in range(out.n):
+        if (mode == MODE_ALL and out.vals[i] == out.value) or (mode != MODE_ALL and out.vals[i]):
+            principal_line(X, out.value, out.cards[i], out)
+            break
 
 
 cdef class Core:

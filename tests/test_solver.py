@@ -211,6 +211,15 @@ class TestSolution:
         assert p.is_over
         assert p.points_won()[position.to_move % 2] == s.value
 
+    @pytest.mark.parametrize("mode", ["all", "optimal", "best"])
+    def test_line_opens_with_a_reported_best_card(self, mode: str) -> None:
+        solver = Solver()
+        for seed in range(6):
+            # a warm table must not let the line open with another optimal card
+            for profile in (MALILLA, MANILLE):
+                s = solver.solve(Position.from_json(deal(profile, seed).to_position_json()), mode=mode)
+                assert s.line[0] in s.best
+
     @pytest.mark.parametrize("bad", [{"mode": "fast"}, {"objective": "tricks"}, {"mode": "target"},
                                      {"target": 3}])
     def test_bad_options(self, bad: dict) -> None:
