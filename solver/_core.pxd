@@ -55,7 +55,7 @@ cdef struct Entry:
 
 cdef struct Table:
     Entry* entries
-    uint64_t nbuckets       # power of two
+    uint64_t nbuckets
     uint64_t used
     uint32_t generation     # entries of older generations count as empty
 

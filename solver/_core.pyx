@@ -12,6 +12,14 @@ from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef extern from *:
+    """
+    static inline uint64_t malilla_mul_hi64(uint64_t a, uint64_t b) {
+        return (uint64_t)(((unsigned __int128)a * b) >> 64);
+    }
+    """
+    uint64_t mul_hi64 "malilla_mul_hi64"(uint64_t a, uint64_t b) nogil
+
+cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
@@ -178,7 +186,7 @@ cdef inline uint64_t mix(const uint64_t* h, uint32_t meta) noexcept nogil:
 
 
 cdef inline Entry* tt_find(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash) noexcept nogil:
-    cdef Entry* b = t.entries + (hash & (t.nbuckets - 1)) * BUCKET
+    cdef Entry* b = t.entries + mul_hi64(hash, t.nbuckets) * BUCKET
     cdef int i
     for i in range(BUCKET):
         if (b[i].depth and b[i].meta == meta and b[i].h[0] == h[0] and b[i].h[1] == h[1]
@@ -189,7 +197,7 @@ cdef inline Entry* tt_find(Table* t, const uint64_t* h, uint32_t meta, uint64_t 
 
 cdef inline void tt_store(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash,
                           int depth, int lo, int hi, int best) noexcept nogil:
-    cdef Entry* b = t.entries + (hash & (t.nbuckets - 1)) * BUCKET
+    cdef Entry* b = t.entries + mul_hi64(hash, t.nbuckets) * BUCKET
     cdef Entry* e = NULL
     cdef int i
     for i in range(BUCKET):
@@ -942,9 +950,9 @@ cdef class Core:
     cdef readonly size_t memory
 
     def __cinit__(self, size_t memory=256 * 1024 * 1024):
-        cdef uint64_t nb = 1
-        while nb * 2 * BUCKET * ENTRY_BYTES <= memory:
-            nb *= 2
+        cdef uint64_t nb = memory // (BUCKET * ENTRY_BYTES)
+        if nb == 0:
+            raise MemoryError(f"a {memory}-byte table holds no bucket")
         self.X = <Ctx*>calloc(1, sizeof(Ctx))
         if self.X == NULL:
             raise MemoryError()
