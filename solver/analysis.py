@@ -15,14 +15,13 @@ value after the card played.
 """
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, parse_card, parse_seat
-from .position import IllegalPlay, Position, PositionError
+from .position import IllegalPlay, Position, PositionError, json_object
 from .profiles import Profile
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
 from .solve import Solver, default_solver
@@ -89,13 +88,7 @@ class PlayedDeal:
     @classmethod
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
         """Read a played deal; a malformed one raises `PositionError` naming the field."""
-        if isinstance(obj, (str, bytes)):
-            try:
-                obj = json.loads(obj)
-            except (ValueError, RecursionError) as e:
-                raise PositionError("deal", f"not valid JSON ({e})") from None
-        if not isinstance(obj, dict):
-            raise PositionError("deal", "expected a JSON object")
+        obj = json_object(obj, "deal")
         start = Position.from_json(obj)
         profile = start.profile
         if start.trick or start.tricks_played:

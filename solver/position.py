@@ -20,7 +20,7 @@ from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, f
 from .profiles import Profile, get_profile
 from .rules import core_rules, explain, trump_index
 
-__all__ = ["Position", "PositionError", "IllegalPlay"]
+__all__ = ["Position", "PositionError", "IllegalPlay", "json_object"]
 
 
 class PositionError(ValueError):
@@ -34,6 +34,18 @@ class PositionError(ValueError):
 
 class IllegalPlay(PositionError):
     """A card that the rules do not allow here."""
+
+
+def json_object(obj: str | bytes | dict[str, Any], field: str = "position") -> dict[str, Any]:
+    """`obj` as a JSON object, parsing text; anything else raises `PositionError` on `field`."""
+    if isinstance(obj, (str, bytes)):
+        try:
+            obj = json.loads(obj)
+        except (ValueError, RecursionError) as e:
+            raise PositionError(field, f"not valid JSON ({e})") from None
+    if not isinstance(obj, dict):
+        raise PositionError(field, "expected a JSON object")
+    return obj
 
 
 def _cards_field(value: Any, profile: Profile, name: str) -> list[int]:
@@ -77,13 +89,7 @@ class Position:
         With ``strict=False`` the hand sizes are not checked against each other
         and the trick: enough to ask which cards are legal, not to solve.
         """
-        if isinstance(obj, (str, bytes)):
-            try:
-                obj = json.loads(obj)
-            except (ValueError, RecursionError) as e:
-                raise PositionError("position", f"not valid JSON ({e})") from None
-        if not isinstance(obj, dict):
-            raise PositionError("position", "expected a JSON object")
+        obj = json_object(obj)
         game = obj.get("game")
         if not isinstance(game, str):
             raise PositionError("game", "missing or not a string (malilla or manille)")

@@ -12,14 +12,13 @@ says what the deal would be worth under each trump.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from .analysis import perfect_score, side_pair
 from .cards import SEATS, CardError, parse_seat
 from .deal import trump_choices
-from .position import Position, PositionError
+from .position import Position, PositionError, json_object
 from .profiles import Profile
 from .scoring import SIDE_NAMES
 from .solve import Solver, default_solver
@@ -230,14 +229,7 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
     doubling). The dealer is `dealer` when given, else the seat before
     `leader`; with neither, par is given for every dealer.
     """
-    if isinstance(obj, (str, bytes)):
-        try:
-            obj = json.loads(obj)
-        except (ValueError, RecursionError) as e:
-            raise PositionError("position", f"not valid JSON ({e})") from None
-    if not isinstance(obj, dict):
-        raise PositionError("position", "expected a JSON object")
-    obj = dict(obj)
+    obj = dict(json_object(obj))
     trump = obj.get("trump")
     if trump is None:
         obj["trump"] = "S"   # a placeholder: every trump is solved
