@@ -5,8 +5,11 @@
 ...     solution = dd.solve(position_json, mode="best", timeout=5)
 ...     solution.value, solution.best, dd.legal_moves(position_json)
 
-Answers are the library's own `solver.solve.Solution`. A refused call raises
-`RemoteError` (`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
+Answers are the library's own `solver.solve.Solution`; `analyze_play` and
+`table` give the library's JSON of an analysis and a table (what
+`Analysis.to_json()` and `DDTable.to_json()` give, as `malilla-dd analyze` and
+`malilla-dd table` print it). A refused call raises `RemoteError`
+(`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from solver.analysis import PlayedDeal
 from solver.position import Position
 from solver.solve import Solution
 
@@ -28,6 +32,7 @@ from ._proto import pb, pb_grpc
 __all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations"]
 
 PositionLike = Position | dict[str, Any] | str
+PlayedDealLike = PlayedDeal | dict[str, Any] | str
 
 
 def field_violations(error: grpc.RpcError) -> list[tuple[str, str]]:
@@ -161,6 +166,26 @@ class Client:
             raise RemoteError.of(e) from None
         return list(response.legal)
 
+    def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None) -> dict[str, Any]:
+        """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
+        in, the analysis's JSON out (equal to the library's `Analysis.to_json()`)."""
+        try:
+            response = self.stub.AnalyzePlay(pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal)),
+                                             timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+        return convert.analysis_json(response.analysis)
+
+    def table(self, deal: PositionLike, timeout: float | None = None) -> dict[str, Any]:
+        """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer` optional)
+        in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
+        try:
+            response = self.stub.Table(pb.TableRequest(deal=convert.deal_message(deal)),
+                                       timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+        return convert.table_json(response.table)
+
     def health(self, service: str = "", timeout: float | None = 5.0) -> str:
         """SERVING, NOT_SERVING, ... (the grpc.health.v1 status name)."""
         try:
@@ -172,15 +197,16 @@ class Client:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m server.client solve|legal|health`: position JSON lines on stdin, answers as JSON
-    lines (the formats of `malilla-dd solve` and `malilla-dd legal`) from a running service."""
+    """`python -m server.client solve|legal|analyze|table|health`: JSON lines on stdin (positions,
+    played deals, full deals), answers as JSON lines (the formats of `malilla-dd solve`, `legal`,
+    `analyze` and `table`) from a running service."""
     import argparse
     import json
     import os
     import sys
 
     parser = argparse.ArgumentParser(prog="python -m server.client", description=main.__doc__)
-    parser.add_argument("command", choices=["solve", "legal", "health"])
+    parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS", "127.0.0.1:50051"),
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
     parser.add_argument("--mode", choices=list(convert.MODES), default="all")
@@ -208,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 if args.command == "legal":
                     answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
+                elif args.command == "analyze":
+                    answer = client.analyze_play(line)
+                elif args.command == "table":
+                    answer = client.table(line)
                 else:
                     answer = client.solve(line, args.mode, args.objective, args.target).to_json()
             except RemoteError as e:

@@ -2,8 +2,12 @@
 
 No game logic here: a `Position` message becomes the position JSON (a dict)
 that `solver.Position.from_json` reads and checks, and a `solver.solve.Solution`
-becomes a `Solution` message field for field. The client uses the reverse
-directions.
+becomes a `Solution` message field for field. Likewise a `PlayedDeal` or `Deal`
+message becomes the JSON that `solver.analysis.PlayedDeal.from_json` or
+`solver.table.read_table_input` reads, and an `Analysis` or `DDTable` becomes a
+message built from its `to_json()`, key for key (``{"N-S": a, "E-W": b}`` is a
+`SidePair` ``ns``/``ew``; seats ``N E S W`` are fields ``n e s w``). The client
+uses the reverse directions, back to the library's JSON.
 """
 from __future__ import annotations
 
@@ -12,13 +16,16 @@ import re
 from typing import Any
 
 from solver.cards import SEATS
+from solver.analysis import Analysis, PlayedDeal
 from solver.position import Position
 from solver.solve import CardValue, Solution
+from solver.table import DDTable
 
 from ._proto import pb
 
 __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict", "position_message",
-           "solution_message", "solution_from_message", "field_path"]
+           "solution_message", "solution_from_message", "field_path", "played_deal_dict", "played_deal_message",
+           "deal_dict", "deal_message", "analysis_message", "analysis_json", "table_message", "table_json"]
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET}
 OBJECTIVES = {"points": pb.OBJECTIVE_POINTS, "score": pb.OBJECTIVE_SCORE}
@@ -66,26 +73,38 @@ def _cards_text(value: Any) -> str:
     return value if isinstance(value, str) else " ".join(value)
 
 
+def _hands_dict(msg: pb.Hands) -> dict[str, str]:
+    return {seat: getattr(msg, seat.lower()) for seat in SEATS}
+
+
+def _set_hands(msg: pb.Hands, hands: Any) -> None:
+    """Copy the position JSON's `hands` (seat letters in any case) into a `Hands` message, if it is an object."""
+    if isinstance(hands, dict):
+        upper = {str(k).upper(): v for k, v in hands.items()}
+        msg.SetInParent()
+        for seat in SEATS:
+            if seat in upper:
+                setattr(msg, seat.lower(), _cards_text(upper[seat]))
+
+
+def _json_object(obj: Any) -> dict[str, Any]:
+    """A dict from the JSON text or dict a client passes (values copied as they are)."""
+    if isinstance(obj, (str, bytes)):
+        obj = json.loads(obj)
+    if not isinstance(obj, dict):
+        raise ValueError("expected a JSON object")
+    return obj
+
+
 def position_message(position: Position | dict[str, Any] | str) -> pb.Position:
     """A `Position` message from a `Position`, the position JSON, or its text.
 
     The values are copied as they are (the server checks them).
     """
-    if isinstance(position, Position):
-        obj = position.to_json()
-    elif isinstance(position, (str, bytes)):
-        obj = json.loads(position)
-    else:
-        obj = position
+    obj = position.to_json() if isinstance(position, Position) else _json_object(position)
     msg = pb.Position(game=obj.get("game") or "", trump=obj.get("trump") or "",
                       leader=obj.get("leader") or "", trick=list(obj.get("trick") or []))
-    hands = obj.get("hands")
-    if isinstance(hands, dict):
-        upper = {str(k).upper(): v for k, v in hands.items()}
-        msg.hands.SetInParent()
-        for seat in SEATS:
-            if seat in upper:
-                setattr(msg.hands, seat.lower(), _cards_text(upper[seat]))
+    _set_hands(msg.hands, obj.get("hands"))
     if obj.get("led_suits") is not None:
         msg.led_suits = obj["led_suits"]
     if obj.get("to_move") is not None:
@@ -103,8 +122,9 @@ _HISTORY_TRICK = re.compile(r"history\[(\d+)\]")
 
 
 def field_path(field: str, prefix: str = "position") -> str:
-    """The request field path of a `PositionError.field` (``hands.E`` -> ``position.hands.e``)."""
-    if field == "position":
+    """The request field path of a `PositionError.field` (``hands.E`` -> ``position.hands.e``;
+    with ``prefix="deal"``, ``play[3]`` -> ``deal.play[3]``)."""
+    if field in ("position", "deal"):   # the whole object
         return prefix
     if m := _HAND.fullmatch(field):
         return f"{prefix}.hands.{m[1].lower()}"
@@ -152,3 +172,203 @@ def solution_from_message(msg: pb.Solution) -> Solution:
         target=msg.target if msg.HasField("target") else None,
         reached=msg.reached if msg.HasField("reached") else None,
     )
+
+
+# ---------------------------------------------------------------- deals (analysis and tables)
+
+def played_deal_dict(msg: pb.PlayedDeal) -> dict[str, Any]:
+    """The played-deal JSON of a `PlayedDeal` message, for `PlayedDeal.from_json` (unset fields left out)."""
+    obj: dict[str, Any] = {"game": msg.game, "trump": msg.trump, "leader": msg.leader, "play": list(msg.play)}
+    if msg.HasField("hands"):
+        obj["hands"] = _hands_dict(msg.hands)
+    if msg.HasField("dealer"):
+        obj["dealer"] = msg.dealer
+    if msg.HasField("shown"):
+        obj["shown"] = msg.shown
+    if msg.pending_doubling:
+        obj["pending_doubling"] = True
+    return obj
+
+
+def played_deal_message(deal: PlayedDeal | dict[str, Any] | str) -> pb.PlayedDeal:
+    """A `PlayedDeal` message from a `PlayedDeal`, the played-deal JSON, or its text (values copied as
+    they are: the server checks them; `play` may be a list or a space-separated string)."""
+    obj = deal.to_json() if isinstance(deal, PlayedDeal) else _json_object(deal)
+    play = obj.get("play") or []
+    msg = pb.PlayedDeal(game=obj.get("game") or "", trump=obj.get("trump") or "", leader=obj.get("leader") or "",
+                        play=play.split() if isinstance(play, str) else list(play),
+                        pending_doubling=obj.get("pending_doubling") is True)
+    _set_hands(msg.hands, obj.get("hands"))
+    if obj.get("dealer") is not None:
+        msg.dealer = obj["dealer"]
+    if obj.get("shown") is not None:
+        msg.shown = obj["shown"]
+    return msg
+
+
+def deal_dict(msg: pb.Deal) -> dict[str, Any]:
+    """The table input JSON of a `Deal` message, for `solver.table.read_table_input` and `table_of`."""
+    obj: dict[str, Any] = {"game": msg.game}
+    if msg.HasField("hands"):
+        obj["hands"] = _hands_dict(msg.hands)
+    for name in ("trump", "leader", "dealer"):
+        if msg.HasField(name):
+            obj[name] = getattr(msg, name)
+    if msg.pending_doubling:
+        obj["pending_doubling"] = True
+    return obj
+
+
+def deal_message(deal: Position | dict[str, Any] | str) -> pb.Deal:
+    """A `Deal` message from a `Position` at the start of a deal, the table input JSON, or its text."""
+    obj = deal.to_json() if isinstance(deal, Position) else _json_object(deal)
+    msg = pb.Deal(game=obj.get("game") or "", pending_doubling=obj.get("pending_doubling") is True)
+    _set_hands(msg.hands, obj.get("hands"))
+    for name in ("trump", "leader", "dealer"):
+        if obj.get(name) is not None:
+            setattr(msg, name, obj[name])
+    return msg
+
+
+def _pair(obj: dict[str, int]) -> pb.SidePair:
+    return pb.SidePair(ns=obj["N-S"], ew=obj["E-W"])
+
+
+def _pair_json(msg: pb.SidePair) -> dict[str, int]:
+    return {"N-S": msg.ns, "E-W": msg.ew}
+
+
+def analysis_message(analysis: Analysis) -> pb.PlayAnalysis:
+    """A `PlayAnalysis` message of the library's `Analysis`, from its `to_json()`."""
+    obj = analysis.to_json()
+    msg = pb.PlayAnalysis(game=obj["game"], trump=obj["trump"], nodes=analysis.nodes)
+    for c in obj["cards"]:
+        msg.cards.add(card=c["card"], seat=c["seat"], before=c["before"], after=c["after"], cost=c["cost"],
+                      best=c["best"], deal=_pair(c["deal"]),
+                      values=[pb.CardValue(card=card, value=value, margin=c["before"] - value)
+                              for card, value in c["values"].items()])
+    for t in obj["tricks"]:
+        trick = msg.tricks.add(leader=t["leader"], cards=t["cards"], points=t["points"])
+        if t["winner"] is not None:
+            trick.winner = t["winner"]
+    for seat, summary in obj["seats"].items():
+        getattr(msg.seats, seat.lower()).CopyFrom(pb.SeatSummary(**summary))
+    r = obj["result"]
+    result = msg.result
+    result.complete = r["complete"]
+    actual = r["actual"]
+    result.actual.points.CopyFrom(_pair(actual["points"]))
+    result.actual.tricks.CopyFrom(_pair(actual["tricks"]))
+    if "match_points" in actual:
+        result.actual.match_points.CopyFrom(_pair(actual["match_points"]))
+        result.actual.multiplier = actual["multiplier"]
+        result.actual.capot = actual["capot"]
+        result.actual.tied = actual["tied"]
+    dd = r["double_dummy"]
+    result.double_dummy.CopyFrom(pb.DoubleDummyResult(points=_pair(dd["points"]),
+                                                      match_points=_pair(dd["match_points"]), capot=dd["capot"]))
+    result.projected.CopyFrom(_pair(r["projected"]))
+    result.dealer = r["dealer"]
+    result.pending_doubling = r.get("pending_doubling", False)
+    if "dealer_bonus" in r:
+        result.bonus_rule = True
+        if r["dealer_bonus"] is not None:
+            result.dealer_bonus.CopyFrom(pb.DealerBonus(**r["dealer_bonus"]))
+    if r.get("penalty") is not None:
+        result.penalty.CopyFrom(pb.Penalty(**r["penalty"]))
+    result.notes.extend(r.get("notes", []))
+    if "illegal" in obj:
+        msg.illegal.CopyFrom(pb.IllegalCard(**obj["illegal"]))
+    return msg
+
+
+def analysis_json(msg: pb.PlayAnalysis) -> dict[str, Any]:
+    """The library's `Analysis.to_json()` of a `PlayAnalysis` message (`nodes` left out, as there)."""
+    out: dict[str, Any] = {
+        "game": msg.game,
+        "trump": msg.trump,
+        "cards": [{"card": c.card, "seat": c.seat, "before": c.before, "after": c.after, "cost": c.cost,
+                   "best": list(c.best), "values": {v.card: v.value for v in c.values},
+                   "deal": _pair_json(c.deal)} for c in msg.cards],
+        "tricks": [{"leader": t.leader, "cards": list(t.cards),
+                    "winner": t.winner if t.HasField("winner") else None, "points": t.points} for t in msg.tricks],
+        "seats": {seat: _seat_json(getattr(msg.seats, seat.lower())) for seat in SEATS},
+    }
+    r = msg.result
+    actual: dict[str, Any] = {"points": _pair_json(r.actual.points), "tricks": _pair_json(r.actual.tricks)}
+    if r.actual.HasField("match_points"):
+        actual.update({"match_points": _pair_json(r.actual.match_points), "multiplier": r.actual.multiplier,
+                       "capot": r.actual.capot, "tied": r.actual.tied})
+    result: dict[str, Any] = {
+        "complete": r.complete,
+        "actual": actual,
+        "double_dummy": {"points": _pair_json(r.double_dummy.points),
+                         "match_points": _pair_json(r.double_dummy.match_points), "capot": r.double_dummy.capot},
+        "projected": _pair_json(r.projected),
+        "dealer": r.dealer,
+    }
+    if r.pending_doubling:
+        result["pending_doubling"] = True
+    if r.bonus_rule:
+        b = r.dealer_bonus
+        result["dealer_bonus"] = ({"card": b.card, "side": b.side, "points": b.points, "rule": b.rule}
+                                  if r.HasField("dealer_bonus") else None)
+    if r.HasField("penalty"):
+        result["penalty"] = {"side": r.penalty.side, "winner": r.penalty.winner, "text": r.penalty.text}
+    if r.notes:
+        result["notes"] = list(r.notes)
+    out["result"] = result
+    if msg.HasField("illegal"):
+        i = msg.illegal
+        out["illegal"] = {"index": i.index, "card": i.card, "seat": i.seat, "rule": i.rule}
+    return out
+
+
+def _seat_json(msg: pb.SeatSummary) -> dict[str, int]:
+    return {"cards": msg.cards, "cost": msg.cost, "mistakes": msg.mistakes}
+
+
+def table_message(table: DDTable) -> pb.DoubleDummyTable:
+    """A `DoubleDummyTable` message of the library's `DDTable`, from its `to_json()`."""
+    obj = table.to_json()
+    msg = pb.DoubleDummyTable(game=obj["game"], nodes=table.nodes)
+    _set_hands(msg.hands, obj["hands"])
+    if obj["trump"] is not None:
+        msg.trump = obj["trump"]
+    if obj["dealer"] is not None:
+        msg.dealer = obj["dealer"]
+    for e in obj["table"]:
+        msg.table.add(trump=e["trump"], leader=e["leader"], value=e["value"], ns=e["N-S"], ew=e["E-W"])
+    for trump, row in obj["grid"].items():
+        msg.grid.add(trump=trump, **{seat.lower(): row[seat] for seat in SEATS})
+    for p in obj["par"]:
+        msg.par.add(dealer=p["dealer"], side=p["side"], leader=p["leader"], names_trump=p["names_trump"],
+                    best=p["best"], score=p["score"], pending_doubling=p.get("pending_doubling", False),
+                    choices=[pb.TrumpWorth(trump=c["trump"], points=_pair(c["points"]),
+                                           match_points=_pair(c["match_points"]), capot=c["capot"],
+                                           dealer_score=c["dealer_score"]) for c in p["choices"]])
+    return msg
+
+
+def table_json(msg: pb.DoubleDummyTable) -> dict[str, Any]:
+    """The library's `DDTable.to_json()` of a `DoubleDummyTable` message (`nodes` left out, as there)."""
+    par = []
+    for p in msg.par:
+        item: dict[str, Any] = {
+            "dealer": p.dealer, "side": p.side, "leader": p.leader, "names_trump": p.names_trump,
+            "best": list(p.best), "score": p.score,
+            "choices": [{"trump": c.trump, "points": _pair_json(c.points), "match_points": _pair_json(c.match_points),
+                         "capot": c.capot, "dealer_score": c.dealer_score} for c in p.choices]}
+        if p.pending_doubling:
+            item["pending_doubling"] = True
+        par.append(item)
+    return {
+        "game": msg.game,
+        "hands": _hands_dict(msg.hands),
+        "trump": msg.trump if msg.HasField("trump") else None,
+        "dealer": msg.dealer if msg.HasField("dealer") else None,
+        "table": [{"trump": e.trump, "leader": e.leader, "value": e.value, "N-S": e.ns, "E-W": e.ew}
+                  for e in msg.table],
+        "grid": {row.trump: {seat: getattr(row, seat.lower()) for seat in SEATS} for row in msg.grid},
+        "par": par,
+    }

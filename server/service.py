@@ -6,10 +6,16 @@ bytes) and the search runs with the GIL released, so the workers use as many
 cores. At most `max_concurrent` calls of this service run at once; one more is
 refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
-Deadlines and cancellation reach into the search: a solve gets the call's
-remaining time as its timeout, and a call that ends early (deadline passed,
-client gone, server stopping past its grace) cancels its search, which stops
-within a few milliseconds and frees its worker.
+Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table) runs as a
+job on that pool. A job is one library call (`Solver.solve`,
+`solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
+behind `_Budget`, so an analysis or a table, which are many searches, is bound
+by the call as a whole: each search gets the call's remaining time as its
+timeout and none starts once the call has ended.
+
+Deadlines and cancellation reach into the search: a call that ends early
+(deadline passed, client gone, server stopping past its grace) cancels its
+search, which stops within a few milliseconds and frees its worker.
 """
 from __future__ import annotations
 
@@ -21,15 +27,18 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.position import Position, PositionError
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver
+from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
 from ._proto import pb, pb_grpc
@@ -63,10 +72,11 @@ class BadRequest(Exception):
             pb.FieldViolation(field=f, description=p) for f, p in self.violations])
 
 
-def _library_error(e: ValueError) -> BadRequest:
-    """A ValueError of the library as field violations in request terms."""
+def _library_error(e: ValueError, prefix: str = "position") -> BadRequest:
+    """A ValueError of the library as field violations in request terms (`prefix`: the request
+    field that holds the position or deal)."""
     if isinstance(e, PositionError):
-        return BadRequest([(convert.field_path(e.field), e.problem)])
+        return BadRequest([(convert.field_path(e.field, prefix), e.problem)])
     name, sep, problem = str(e).partition(": ")
     if sep and name in _OPTION_FIELDS:
         return BadRequest([(name, problem)])
@@ -81,6 +91,32 @@ class _Task:
     mode: str
     objective: str
     target: int | None
+    field: str = "position"
+
+    def run(self, solver: Solver) -> Solution:
+        return solver.solve(self.position, self.mode, self.objective, self.target)
+
+
+@dataclass
+class _AnalyzeTask:
+    """One checked AnalyzePlay request."""
+
+    deal: PlayedDeal
+    field: str = "deal"
+
+    def run(self, solver: Solver) -> Analysis:
+        return analyze(self.deal, solver)
+
+
+@dataclass
+class _TableTask:
+    """One checked Table request: the table input JSON, read and checked by the library already."""
+
+    deal: dict[str, Any]
+    field: str = "deal"
+
+    def run(self, solver: Solver) -> DDTable:
+        return table_of(self.deal, solver)
 
 
 def read_solve_request(request: pb.SolveRequest) -> _Task:
@@ -113,6 +149,28 @@ def read_solve_request(request: pb.SolveRequest) -> _Task:
     return _Task(position, mode, objective, target)
 
 
+def read_analyze_request(request: pb.AnalyzePlayRequest) -> _AnalyzeTask:
+    """Read the played deal; raises `BadRequest` naming the bad field (``deal.play[3]``)."""
+    if not request.HasField("deal"):
+        raise BadRequest([("deal", "missing")])
+    try:
+        return _AnalyzeTask(PlayedDeal.from_json(convert.played_deal_dict(request.deal)))
+    except PositionError as e:
+        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
+
+
+def read_table_request(request: pb.TableRequest) -> _TableTask:
+    """Check the deal as `solver.table.read_table_input` does; raises `BadRequest` naming the bad field."""
+    if not request.HasField("deal"):
+        raise BadRequest([("deal", "missing")])
+    deal = convert.deal_dict(request.deal)
+    try:
+        read_table_input(deal)
+    except PositionError as e:
+        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
+    return _TableTask(deal)
+
+
 NO_DEADLINE = 1e6
 """Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
 
@@ -132,10 +190,35 @@ class _Stopped(Exception):
     """A job that was cancelled before or while it ran."""
 
 
-class _Job:
-    """A solve on its way through the pool; `cancel()` may come from any thread at any time."""
+class _Budget:
+    """The worker's solver as a job's library call sees it: each search gets the call's
+    remaining time as its timeout (or less, if the library asks), and no search starts
+    once the job is cancelled or the deadline has passed."""
 
-    def __init__(self, task: _Task, context: grpc.ServicerContext) -> None:
+    def __init__(self, job: _Job, solver: Solver) -> None:
+        self._job = job
+        self._solver = solver
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution:
+        if self._job.cancelled:
+            raise _Stopped()
+        remaining = time_left(self._job.context)
+        if remaining is not None and remaining <= 0:
+            raise _Stopped()
+        if timeout is not None:
+            remaining = timeout if remaining is None else min(remaining, timeout)
+        return self._solver.solve(position, mode, objective, target, timeout=remaining)
+
+    def __getattr__(self, name: str) -> Any:   # anything else the library may use
+        return getattr(self._solver, name)
+
+
+class _Job:
+    """A task (a solve, an analysis, a table) on its way through the pool; `cancel()` may come
+    from any thread at any time."""
+
+    def __init__(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> None:
         self.task = task
         self.context = context
         self.lock = threading.Lock()
@@ -285,23 +368,19 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         finally:
             slot.release()
 
-    def _run(self, job: _Job) -> Solution:
-        """In a pool thread: the search, with the call's remaining time."""
+    def _run(self, job: _Job) -> Any:
+        """In a pool thread: the job's library call, its searches bound by the call's remaining time."""
         with job.lock:
             if job.cancelled:
                 raise _Stopped()
             solver = job.solver = self._solver()
         try:
-            remaining = time_left(job.context)
-            if remaining == 0:
-                raise _Stopped()
-            t = job.task
-            return solver.solve(t.position, t.mode, t.objective, t.target, timeout=remaining)
+            return job.task.run(_Budget(job, solver))
         finally:
             with job.lock:
                 job.solver = None
 
-    def _submit(self, task: _Task, context: grpc.ServicerContext) -> _Job:
+    def _submit(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> _Job:
         job = _Job(task, context)
         try:
             job.future = self._pool.submit(self._run, job)
@@ -309,8 +388,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         return job
 
-    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Solution:
-        """The job's solution, or the call ends with the status that stopped it."""
+    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
+        """The job's answer, or the call ends with the status that stopped it."""
         try:
             return job.future.result()
         except (SearchStopped, _Stopped, CancelledError):
@@ -319,8 +398,15 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
             context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped")
         except ValueError as e:
-            context.abort_with_status(_library_error(e).status())
+            context.abort_with_status(_library_error(e, job.task.field).status())
         raise AssertionError("unreachable")
+
+    def _call(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> Any:
+        """A unary call's job: submitted, cancelled when the call ends early, awaited."""
+        job = self._submit(task, context)
+        if not context.add_callback(lambda: job.cancel(self._canceller)):
+            job.cancel(self._canceller)   # the call has already ended
+        return self._wait(job, context)
 
     @staticmethod
     def _internal(context: grpc.ServicerContext, method: str) -> None:
@@ -339,14 +425,33 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                     task = read_solve_request(request)
                 except BadRequest as e:
                     context.abort_with_status(e.status())
-                job = self._submit(task, context)
-                if not context.add_callback(lambda: job.cancel(self._canceller)):
-                    job.cancel(self._canceller)   # the call has already ended
-                solution = self._wait(job, context)
+                solution = self._call(task, context)
                 return pb.SolveResponse(id=request.id, solution=convert.solution_message(
                     solution, SEATS[task.position.to_move]))
             except Exception:
                 self._internal(context, "Solve")
+
+    def AnalyzePlay(self, request: pb.AnalyzePlayRequest, context: grpc.ServicerContext) -> pb.AnalyzePlayResponse:
+        with self._admitted(context):
+            try:
+                try:
+                    task = read_analyze_request(request)
+                except BadRequest as e:
+                    context.abort_with_status(e.status())
+                return pb.AnalyzePlayResponse(analysis=convert.analysis_message(self._call(task, context)))
+            except Exception:
+                self._internal(context, "AnalyzePlay")
+
+    def Table(self, request: pb.TableRequest, context: grpc.ServicerContext) -> pb.TableResponse:
+        with self._admitted(context):
+            try:
+                try:
+                    task = read_table_request(request)
+                except BadRequest as e:
+                    context.abort_with_status(e.status())
+                return pb.TableResponse(table=convert.table_message(self._call(task, context)))
+            except Exception:
+                self._internal(context, "Table")
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
         with self._admitted(context):

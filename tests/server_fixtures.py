@@ -1,10 +1,11 @@
 """Helpers of the gRPC service tests: in-process servers on free loopback ports,
-stubs, hard positions and rich-status decoding."""
+stubs, hard positions, played deals and rich-status decoding."""
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
+import random
 from collections.abc import Iterator
 
 import grpc
@@ -17,7 +18,8 @@ from server import convert
 from server._proto import pb, pb_grpc
 from server.config import Config
 from server.main import Running, start
-from solver import Position, get_profile
+from solver import IllegalPlay, Position, get_profile
+from solver.cards import card_name
 from solver.deal import deal
 from solver.solve import SearchStopped, Solver
 
@@ -114,3 +116,51 @@ def strip(obj: dict) -> dict:
 
 def as_json(obj) -> str:
     return json.dumps(obj)
+
+
+def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
+    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
+    rng = random.Random(seed)
+    position, play = start, []
+    while not position.is_over and (cards is None or len(play) < cards):
+        card = rng.choice(position.legal_moves())
+        play.append(card)
+        position = position.play(card)
+    return play
+
+
+def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
+    """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
+    the input of `malilla-dd analyze` and AnalyzePlay."""
+    profile = get_profile(game)
+    d = deal(profile, seed=seed, dealer=seed % 4)
+    obj = d.to_position_json()
+    if d.shown is not None:
+        obj["shown"] = card_name(d.shown, profile)
+    obj["play"] = random_play(Position.from_json(obj), seed, cards)
+    obj.update(extra)
+    return obj
+
+
+def illegal_play(game: str, seed: int) -> tuple[dict, int, str]:
+    """A played deal whose last card is one the mover holds but may not play: the deal, the card's
+    index and the rule it breaks (as the rules engine words it)."""
+    for s in range(seed, seed + 50):
+        obj = played_deal(game, s)
+        position = Position.from_json(obj)
+        for i, card in enumerate(obj["play"]):
+            wrong = sorted(set(position.hand(position.to_move)) - set(position.legal_moves()))
+            if wrong and i >= 5:
+                try:
+                    position.play(wrong[0])
+                except IllegalPlay as e:
+                    return {**obj, "play": obj["play"][:i] + [wrong[0]] + obj["play"][i + 1:]}, i, e.problem
+                raise AssertionError(f"{wrong[0]} is not among the legal cards but could be played")
+            position = position.play(card)
+    pytest.fail(f"no illegal chance in 50 {game} deals")
+
+
+def hard_deal() -> dict:
+    """The whole Malilla deal of `hard_request_args` (a first search of well over half a second)."""
+    position, _, _ = hard_request_args()
+    return {k: v for k, v in position.items() if k not in ("to_move", "trick", "led_suits", "history")}

@@ -13,9 +13,11 @@ import subprocess
 import pytest
 
 from conftest import PROJECT
-from server_fixtures import running_server, strip, vector_positions
+from server_fixtures import full_deal, played_deal, running_server, strip, vector_positions
 from solver import Position
+from solver.analysis import analyze
 from solver.solve import Solver
+from solver.table import table_of
 
 INTEROP = PROJECT / "tests" / "interop"
 PROTO = PROJECT / "proto" / "malilla" / "dd" / "v1" / "double_dummy.proto"
@@ -83,3 +85,36 @@ def test_node_client():
     assert items[2]["solution"]["value"] == expected.value
 
     assert not no_target["ok"] and no_target["status"]["violations"] == [["target", "MODE_TARGET needs a target"]]
+
+
+def test_node_client_table_and_analysis():
+    deal = full_deal("manille", 5)
+    played = played_deal("manille", 2, cards=6)
+    expected_table = table_of(deal, Solver(1 << 22))
+    expected_analysis = analyze(played, Solver(1 << 22))
+    hands = {k.lower(): v for k, v in deal["hands"].items()}
+    calls = [
+        {"method": "Table", "request": {"deal": {"game": "manille", "hands": hands, "leader": deal["leader"]}}},
+        {"method": "AnalyzePlay", "request": {"deal": {
+            "game": "manille", "trump": played["trump"], "hands": {k.lower(): v for k, v in played["hands"].items()},
+            "leader": played["leader"], "dealer": played["dealer"], "play": played["play"]}}},
+        {"method": "Table", "request": {"deal": {"game": "manille", "hands": dict(hands, n="")}}},
+    ]
+    with running_server(workers=2) as server:
+        table, analysis, refused = node_client(server.port, calls)
+
+    assert table["ok"], table
+    entries = table["response"]["table"]["table"]
+    assert len(entries) == 20   # 5 trumps x 4 leaders
+    assert {(e["trump"], e["leader"], e["value"], e["ns"], e["ew"]) for e in entries} == \
+        {(e.trump, e.leader, e.value, e.ns, e.ew) for e in expected_table.entries}
+    [par] = table["response"]["table"]["par"]
+    assert par["dealer"] == expected_table.par[0].dealer and par["best"] == list(expected_table.par[0].best)
+
+    assert analysis["ok"], analysis
+    cards = analysis["response"]["analysis"]["cards"]
+    assert [(c["card"], c["seat"], c["before"], c["after"], c["cost"]) for c in cards] == \
+        [(c.card, c.seat, c.before, c.after, c.cost) for c in expected_analysis.cards]
+
+    assert not refused["ok"] and refused["code_name"] == "INVALID_ARGUMENT"
+    assert refused["status"]["violations"][0][0] == "deal.hands"

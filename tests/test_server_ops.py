@@ -243,10 +243,15 @@ class TestHealthAndReflection:
         methods = {m.name: (m.input_type.full_name, m.output_type.full_name) for m in service.methods}
         assert methods == {"Solve": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
                            "SolveStream": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
-                           "LegalMoves": ("malilla.dd.v1.LegalMovesRequest", "malilla.dd.v1.LegalMovesResponse")}
+                           "LegalMoves": ("malilla.dd.v1.LegalMovesRequest", "malilla.dd.v1.LegalMovesResponse"),
+                           "AnalyzePlay": ("malilla.dd.v1.AnalyzePlayRequest", "malilla.dd.v1.AnalyzePlayResponse"),
+                           "Table": ("malilla.dd.v1.TableRequest", "malilla.dd.v1.TableResponse")}
         position = pool.FindMessageTypeByName("malilla.dd.v1.Position")
         assert [f.name for f in position.fields] == ["game", "trump", "hands", "leader", "trick", "led_suits",
                                                      "to_move", "history"]
+        played = pool.FindMessageTypeByName("malilla.dd.v1.PlayedDeal")
+        assert [f.name for f in played.fields] == ["game", "trump", "hands", "leader", "dealer", "shown",
+                                                   "pending_doubling", "play"]
         channel.close()
 
 
