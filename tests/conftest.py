@@ -6,9 +6,14 @@ them fail (never skip).
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+
+from solver import Position, get_profile
+from solver.cards import card_name
+from solver.deal import deal
 
 PROJECT = Path(__file__).resolve().parents[1]
 VECTORS = PROJECT / ".." / "shared" / "vectors"
@@ -107,3 +112,27 @@ def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
     missed = solver.solve(position, mode="target", target=value + 1)
     assert missed.reached is False
     assert missed.cards == ()
+
+
+def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
+    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
+    rng = random.Random(seed)
+    position, play = start, []
+    while not position.is_over and (cards is None or len(play) < cards):
+        card = rng.choice(position.legal_moves())
+        play.append(card)
+        position = position.play(card)
+    return play
+
+
+def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
+    """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
+    the input of `malilla-dd analyze` and AnalyzePlay."""
+    profile = get_profile(game)
+    d = deal(profile, seed=seed, dealer=seed % 4)
+    obj = d.to_position_json()
+    if d.shown is not None:
+        obj["shown"] = card_name(d.shown, profile)
+    obj["play"] = random_play(Position.from_json(obj), seed, cards)
+    obj.update(extra)
+    return obj

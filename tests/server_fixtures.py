@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import random
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -13,13 +13,13 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from conftest import load_vectors
+from conftest import load_vectors, played_deal
 from server import convert
 from server._proto import pb, pb_grpc
+from server.client import Client
 from server.config import Config
 from server.main import Running, start
 from solver import IllegalPlay, Position, get_profile
-from solver.cards import card_name
 from solver.deal import deal
 from solver.solve import SearchStopped, Solver
 
@@ -118,30 +118,6 @@ def as_json(obj) -> str:
     return json.dumps(obj)
 
 
-def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
-    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
-    rng = random.Random(seed)
-    position, play = start, []
-    while not position.is_over and (cards is None or len(play) < cards):
-        card = rng.choice(position.legal_moves())
-        play.append(card)
-        position = position.play(card)
-    return play
-
-
-def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
-    """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
-    the input of `malilla-dd analyze` and AnalyzePlay."""
-    profile = get_profile(game)
-    d = deal(profile, seed=seed, dealer=seed % 4)
-    obj = d.to_position_json()
-    if d.shown is not None:
-        obj["shown"] = card_name(d.shown, profile)
-    obj["play"] = random_play(Position.from_json(obj), seed, cards)
-    obj.update(extra)
-    return obj
-
-
 def illegal_play(game: str, seed: int) -> tuple[dict, int, str]:
     """A played deal whose last card is one the mover holds but may not play: the deal, the card's
     index and the rule it breaks (as the rules engine words it)."""
@@ -164,3 +140,34 @@ def hard_deal() -> dict:
     """The whole Malilla deal of `hard_request_args` (a first search of well over half a second)."""
     position, _, _ = hard_request_args()
     return {k: v for k, v in position.items() if k not in ("to_move", "trick", "led_suits", "history")}
+
+
+def wait_until(predicate, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.002)
+    return predicate()
+
+
+def module_fixtures(**limits):
+    """Module-scoped `server` (started with `limits`), `stub` and `client` fixtures."""
+
+    @pytest.fixture(scope="module")
+    def server():
+        with running_server(**limits) as s:
+            yield s
+
+    @pytest.fixture(scope="module")
+    def stub(server):
+        channel = channel_to(server)
+        yield stub_of(channel)
+        channel.close()
+
+    @pytest.fixture(scope="module")
+    def client(server):
+        with Client(f"127.0.0.1:{server.port}", timeout=30) as c:
+            yield c
+
+    return server, stub, client

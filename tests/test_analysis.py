@@ -3,42 +3,17 @@ cards, partial deals, the deal's result and the input format."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from conftest import load_vectors
+from conftest import load_vectors, played_deal
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
-from solver.cards import SEATS, card_name, card_points, parse_card
-from solver.deal import deal
+from solver.cards import SEATS, card_points, parse_card
 from solver.scoring import score_deal, side_score
 from solver.solve import Solver
 
 SMALL = 1 << 22   # a small table: fresh solvers for cross-checks cost nothing to make
-
-
-def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
-    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
-    rng = random.Random(seed)
-    position, play = start, []
-    while not position.is_over and (cards is None or len(play) < cards):
-        card = rng.choice(position.legal_moves())
-        play.append(card)
-        position = position.play(card)
-    return play
-
-
-def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
-    """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it."""
-    profile = get_profile(game)
-    d = deal(profile, seed=seed, dealer=seed % 4)
-    obj = d.to_position_json()
-    if d.shown is not None:
-        obj["shown"] = card_name(d.shown, profile)
-    obj["play"] = random_play(Position.from_json(obj), seed, cards)
-    obj.update(extra)
-    return obj
 
 
 def positions_before(analysis: Analysis) -> list[Position]:

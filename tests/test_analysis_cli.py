@@ -11,7 +11,8 @@ from solver.analysis import analyze
 from solver.cards import SEATS
 from solver.solve import Solver
 from solver.table import table_of
-from test_analysis import illegal_at, played_deal
+from conftest import played_deal
+from test_analysis import illegal_at
 from test_table import seeded
 
 

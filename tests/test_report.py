@@ -18,7 +18,8 @@ from conftest import PROJECT
 from solver.analysis import analyze
 from solver.report import ReportItem, cost_class, render_report
 from solver.solve import Solver
-from test_analysis import illegal_at, played_deal
+from conftest import played_deal
+from test_analysis import illegal_at
 
 SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 

@@ -20,29 +20,13 @@ from conftest import PROJECT, load_vectors
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, StreamError
-from server_fixtures import (channel_to, easy_position, full_deal, running_server, solve_request, strip,
-                             hard_request_args, stub_of, vector_positions, violations)
+from server_fixtures import (channel_to, easy_position, full_deal, hard_request_args, module_fixtures, solve_request,
+                             strip, vector_positions, violations)
 from solver import Position, PositionError
 from solver.solve import Solver
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server(workers=2, max_concurrent=16) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def stub(server):
-    channel = channel_to(server)
-    yield stub_of(channel)
-    channel.close()
-
-
-@pytest.fixture(scope="module")
-def client(server):
-    with Client(f"127.0.0.1:{server.port}", timeout=30) as c:
-        yield c
+server, stub, client = module_fixtures(workers=2, max_concurrent=16)
 
 
 def library(position: dict, mode: str = "all", objective: str = "points", target: int | None = None):

@@ -19,8 +19,8 @@ from conftest import PROJECT
 from server import convert
 from server._proto import pb
 from server.client import Client, InvalidRequest, RemoteError
-from server_fixtures import (channel_to, easy_position, full_deal, hard_deal, illegal_play, played_deal,
-                             running_server, solve_request, stub_of, violations)
+from server_fixtures import (module_fixtures, channel_to, easy_position, full_deal, hard_deal, illegal_play, played_deal,
+                             running_server, solve_request, stub_of, violations, wait_until)
 from solver import Position, get_profile
 from solver.analysis import PlayedDeal, analyze
 from solver.cards import SEATS
@@ -31,23 +31,7 @@ from solver.table import read_table_input, table_of
 SMALL = 1 << 22
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server(workers=2, max_concurrent=8) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def stub(server):
-    channel = channel_to(server)
-    yield stub_of(channel)
-    channel.close()
-
-
-@pytest.fixture(scope="module")
-def client(server):
-    with Client(f"127.0.0.1:{server.port}", timeout=30) as c:
-        yield c
+server, stub, client = module_fixtures(workers=2, max_concurrent=8)
 
 
 @pytest.fixture(scope="module")
@@ -78,15 +62,6 @@ def library_table(obj: dict):
 def seeded(game: str, seed: int, dealer: int) -> dict:
     """A full deal with its dealer, trump and leader."""
     return deal(get_profile(game), seed=seed, dealer=dealer).to_position_json()
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.002)
-    return predicate()
 
 
 def assert_worker_free(stub) -> None:

@@ -24,16 +24,7 @@ from server._proto import SERVICE_NAME, pb
 from server.client import Client, RemoteError
 from server.config import Config, add_arguments, config_from_args, parse_size
 from server_fixtures import (channel_to, easy_position, full_deal, hard_request, hard_request_args, running_server,
-                             solve_request, stub_of)
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.002)
-    return predicate()
+                             solve_request, stub_of, wait_until)
 
 
 def busy(server) -> bool:
