@@ -18,6 +18,7 @@ from typing import Any
 from solver.cards import SEATS
 from solver.analysis import Analysis, PlayedDeal
 from solver.position import Position
+from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
 
@@ -372,3 +373,17 @@ def table_json(msg: pb.DoubleDummyTable) -> dict[str, Any]:
         "grid": {row.trump: {seat: getattr(row, seat.lower()) for seat in SEATS} for row in msg.grid},
         "par": par,
     }
+
+
+def puzzle_message(puzzle: Puzzle) -> pb.Puzzle:
+    """The library's `Puzzle` as a message (its to_json(), field for field)."""
+    obj = puzzle.to_json()
+    return pb.Puzzle(position=position_message(obj["position"]), goal=obj["goal"], line=obj["line"],
+                     alternatives=obj["alternatives"], rating=obj["rating"], tags=obj["tags"])
+
+
+def puzzle_json(msg: pb.Puzzle) -> dict[str, Any]:
+    """A Puzzle message as the library's `Puzzle.to_json()`."""
+    return {"position": Position.from_json(position_dict(msg.position)).to_json(), "goal": msg.goal,
+            "line": list(msg.line), "alternatives": dict(msg.alternatives), "rating": msg.rating,
+            "tags": list(msg.tags)}

@@ -20,6 +20,7 @@ search, which stops within a few milliseconds and frees its worker.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections import deque
@@ -37,6 +38,8 @@ from grpc_status import rpc_status
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.position import Position, PositionError
+from solver.profiles import PROFILES, get_profile
+from solver.puzzles import generate
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver
 from solver.table import DDTable, read_table_input, table_of
 
@@ -117,6 +120,73 @@ class _TableTask:
 
     def run(self, solver: Solver) -> DDTable:
         return table_of(self.deal, solver)
+
+
+@dataclass
+class _PuzzleTask:
+    """One checked GeneratePuzzles request; the puzzles and progress go to `out` as the worker finds them."""
+
+    game: str
+    count: int
+    seed: int
+    min_tricks: int
+    max_tricks: int
+    margin: int
+    max_attempts: int
+    progress_every: int
+    out: queue.Queue
+    field: str = ""
+
+    def run(self, solver: Solver) -> None:
+        state = {"attempts": 0, "found": 0, "said": (0, 0)}
+
+        def progress(attempts: int, found: int) -> None:
+            state["attempts"], state["found"] = attempts, found
+            if attempts % self.progress_every == 0 or found != state["said"][1]:
+                state["said"] = (attempts, found)
+                self.out.put(("progress", attempts, found))
+
+        try:
+            for puzzle in generate(get_profile(self.game), self.count, self.seed, self.min_tricks,
+                                   self.max_tricks, self.margin, solver, self.max_attempts, progress):
+                self.out.put(("puzzle", puzzle))
+            if state["said"] != (state["attempts"], state["found"]):
+                self.out.put(("progress", state["attempts"], state["found"]))
+        finally:
+            self.out.put(None)
+
+
+MAX_PUZZLES = 1000
+
+
+def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
+    """Check the options; raises `BadRequest` naming every bad field."""
+    violations: list[tuple[str, str]] = []
+    if request.game not in PROFILES:
+        violations.append(("game", f"{request.game!r} is not a game ({' or '.join(sorted(PROFILES))})"))
+    if not 1 <= request.count <= MAX_PUZZLES:
+        violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
+    low = request.min_tricks if request.HasField("min_tricks") else 3
+    high = request.max_tricks if request.HasField("max_tricks") else 7
+    if request.game in PROFILES:
+        tricks = PROFILES[request.game].cards_per_hand
+        if not 1 <= low <= tricks:
+            violations.append(("min_tricks", f"{low} is not between 1 and {tricks}"))
+        if not low <= high <= tricks:
+            violations.append(("max_tricks", f"{high} is not between min_tricks ({low}) and {tricks}"))
+    margin = request.margin if request.HasField("margin") else 3
+    if margin < 1:
+        violations.append(("margin", f"{margin} must be at least 1"))
+    attempts = request.max_attempts if request.HasField("max_attempts") else 2000 * max(request.count, 1)
+    if attempts < 1:
+        violations.append(("max_attempts", f"{attempts} must be at least 1"))
+    every = request.progress_every if request.HasField("progress_every") else 100
+    if every < 1:
+        violations.append(("progress_every", f"{every} must be at least 1"))
+    if violations:
+        raise BadRequest(violations)
+    return _PuzzleTask(request.game, request.count, request.seed, low, high, margin, attempts, every,
+                       queue.Queue())
 
 
 def read_solve_request(request: pb.SolveRequest) -> _Task:
@@ -452,6 +522,35 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 return pb.TableResponse(table=convert.table_message(self._call(task, context)))
             except Exception:
                 self._internal(context, "Table")
+
+    def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
+                        context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
+        with self._admitted(context):
+            try:
+                try:
+                    task = read_puzzles_request(request)
+                except BadRequest as e:
+                    context.abort_with_status(e.status())
+                job = self._submit(task, context)
+                if not context.add_callback(lambda: job.cancel(self._canceller)):
+                    job.cancel(self._canceller)
+                while True:
+                    try:
+                        item = task.out.get(timeout=0.05)
+                    except queue.Empty:
+                        if job.future.done() and task.out.empty():
+                            break
+                        continue
+                    if item is None:
+                        break
+                    if item[0] == "puzzle":
+                        yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
+                    else:
+                        yield pb.GeneratePuzzlesResponse(progress=pb.PuzzleProgress(
+                            attempts=item[1], found=item[2], count=request.count))
+                self._wait(job, context)
+            except Exception:
+                self._internal(context, "GeneratePuzzles")
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
         with self._admitted(context):

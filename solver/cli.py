@@ -188,6 +188,44 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_puzzles(args: argparse.Namespace) -> int:
+    """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
+    from .position import PositionError
+    from .puzzles import generate, mine
+    from .puzzles import pretty as pretty_puzzle
+
+    solver = Solver(args.memory)
+
+    def emit(puzzle) -> None:
+        if args.pretty:
+            sys.stdout.write(pretty_puzzle(puzzle) + "\n\n")
+        else:
+            sys.stdout.write(json.dumps(puzzle.to_json()) + "\n")
+        sys.stdout.flush()
+
+    try:
+        if args.source is None:
+            for puzzle in generate(get_profile(args.game), args.count, args.seed, args.min_tricks,
+                                   args.max_tricks, args.margin, solver):
+                emit(puzzle)
+            return 0
+        found = 0
+        for line in args.source:
+            if not line.strip() or found >= args.count:
+                continue
+            try:
+                for puzzle in mine(line, args.min_tricks, args.max_tricks, args.margin, solver):
+                    emit(puzzle)
+                    found += 1
+                    if found >= args.count:
+                        break
+            except PositionError as e:
+                sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
+    except ValueError as e:
+        args.puzzles_parser.error(str(e))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The gRPC service (server.main) until SIGTERM or SIGINT."""
     from server.config import config_from_args
@@ -244,6 +282,20 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
     table.add_argument("--timeout", type=float, help="seconds allowed per search")
     table.set_defaults(func=cmd_table)
+
+    puzzles = sub.add_parser("puzzles", help="positions with one winning line, rated and tagged (JSON lines)")
+    puzzles.add_argument("--game", choices=sorted(PROFILES), default="malilla")
+    puzzles.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
+    puzzles.add_argument("--seed", type=int, default=0, help="the seed of the random deals")
+    puzzles.add_argument("--min-tricks", type=int, default=3, help="fewest tricks left (default 3)")
+    puzzles.add_argument("--max-tricks", type=int, default=7, help="most tricks left (default 7)")
+    puzzles.add_argument("--margin", type=int, default=3,
+                         help="points every other card must fall short by (default 3)")
+    puzzles.add_argument("--from", dest="source", type=argparse.FileType("r"), metavar="FILE",
+                         help="mine played deals (start position JSON plus 'play') instead of random deals")
+    puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
+    puzzles.add_argument("--memory", type=int, default=64 << 20, help="table bytes")
+    puzzles.set_defaults(func=cmd_puzzles, puzzles_parser=puzzles)
 
     from server.config import add_arguments as add_serve_arguments
 

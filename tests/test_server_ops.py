@@ -236,7 +236,9 @@ class TestHealthAndReflection:
                            "SolveStream": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
                            "LegalMoves": ("malilla.dd.v1.LegalMovesRequest", "malilla.dd.v1.LegalMovesResponse"),
                            "AnalyzePlay": ("malilla.dd.v1.AnalyzePlayRequest", "malilla.dd.v1.AnalyzePlayResponse"),
-                           "Table": ("malilla.dd.v1.TableRequest", "malilla.dd.v1.TableResponse")}
+                           "Table": ("malilla.dd.v1.TableRequest", "malilla.dd.v1.TableResponse"),
+                           "GeneratePuzzles": ("malilla.dd.v1.GeneratePuzzlesRequest",
+                                               "malilla.dd.v1.GeneratePuzzlesResponse")}
         position = pool.FindMessageTypeByName("malilla.dd.v1.Position")
         assert [f.name for f in position.fields] == ["game", "trump", "hands", "leader", "trick", "led_suits",
                                                      "to_move", "history"]

@@ -1,0 +1,373 @@
+"""Puzzle generation: positions with one winning line, rated and tagged.
+
+A puzzle is a position at a trick boundary with ``min_tricks``..``max_tricks``
+tricks left and a goal ``P`` for the side to move (the solving side): "take at
+least P of the points left" (the value of the position, as `Solver` gives it).
+
+* Exactly one equivalence group of the mover's legal cards reaches P; every
+  other card falls short by at least ``margin`` points (``alternatives`` maps
+  each of them to its shortfall).
+* Along the solution line (the defenders play the solver's best resistance,
+  the first of their optimal cards in card order), every later decision of the solving
+  side that offers more than one group is unique in the same sense: one group
+  keeps the goal (the goal minus the points the solving side has taken since),
+  every other card falls short by at least ``margin``. A decision with one
+  group of cards (a forced play) is no choice and is not checked.
+
+Rating, from 1 to 10 (``rating_of``)::
+
+    raw    = (only_moves - 1)                     # solving choices beyond the first
+           + 2 * fails["highest"]                 # highest legal card (trumps rank above)
+           + 2 * fails["greedy"]                  # most card points, then highest
+           + 1 * fails["cheapest"]                # lowest card that wins the trick so far
+                                                  # (on lead or when none wins: the lowest)
+           + clip(log2(nodes / 1000), 0, 3)       # search the solver needed
+    rating = clip(1 + round(raw * 9 / 12), 1, 10)
+
+``only_moves`` counts the solving side's decisions along the line with more
+than one group of legal cards; a natural play "fails" when, at one of those
+decisions at least, its card is not in the winning group. ``nodes`` is the
+node count of an "all" search of the puzzle position from an empty table.
+
+Tags, read with the rules engine (``Position.legal_mask``) from the positions
+along the line (``tags_of``):
+
+* ``seven-protection``: a seven-protection restriction (Reason.PROTECTED)
+  barred a non-trump seven from some seat's free play along the line.
+* ``forced-overtake``: a defender holding the suit led had to beat the
+  rival's card (Reason.BEAT) while holding lower cards of that suit too.
+* ``overtrump``: a defender had to overtrump (Reason.OVERTRUMP) while holding
+  other cards.
+* ``undertrump-ban``: the undertrump ban (Reason.NO_UNDERTRUMP, Manille)
+  restricted some seat along the line.
+* ``throw-in``: a defender on lead along the line (a trick boundary) had only
+  leads after which, under best play, the solving side wins the trick with
+  card points in it: the defender on lead must give points.
+* ``seven-squeeze``: a defender who could not follow suit held a non-trump
+  seven (Malilla's top card) during the discard, kept it, and the solving side
+  later won the trick holding that seven.
+
+Everything is deterministic for a seed: one ``random.Random(seed)`` draws the
+deals, the dealers and the number of tricks left, and the play to it.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from . import _core
+from .cards import SEATS, card_name, card_points, cards_of, parse_card
+from .deal import deal
+from .position import Position, json_object
+from .profiles import Profile
+from .solve import Solution, Solver
+
+__all__ = ["Puzzle", "generate", "mine", "check_position", "rating_of", "natural_cards", "tags_of",
+           "pretty", "TAGS"]
+
+TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
+NODE_MEMORY = 16 << 20
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    position: Position
+    goal: int
+    line: tuple[str, ...]
+    alternatives: dict[str, int]
+    rating: int
+    tags: tuple[str, ...]
+    nodes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"position": self.position.to_json(), "goal": self.goal, "line": list(self.line),
+                "alternatives": dict(self.alternatives), "rating": self.rating, "tags": list(self.tags)}
+
+
+# ------------------------------------------------------------ uniqueness
+
+
+def _winning_group(solution: Solution, goal: int, margin: int) -> tuple[str, ...] | None:
+    """The one group of cards reaching `goal` when every other card falls short by >= margin."""
+    values = solution.values
+    reaching = [g for g in solution.groups if values[g[0]] >= goal]
+    if len(reaching) != 1:
+        return None
+    if any(goal - values[c] < margin for g in solution.groups if g is not reaching[0] for c in g):
+        return None
+    return reaching[0]
+
+
+def _best_card(solver: Solver, position: Position) -> str:
+    """The first optimal card in card order: exact values, so it never depends on the table's contents."""
+    return solver.solve(position, mode="all").best[0]
+
+
+def _trick_points(position: Position, trick: tuple[int, ...]) -> int:
+    return sum(card_points(c, position.profile) for c in trick) + position.profile.trick_bonus
+
+
+def _walk(position: Position, goal: int, margin: int, solver: Solver):
+    """Follow the line from `position`; return (line, decisions) or None when a choice is not unique.
+
+    decisions: (position, winning group, legal groups) of each solving-side choice with >1 group.
+    """
+    side = position.to_move & 1
+    need = goal
+    line: list[str] = []
+    decisions = []
+    while not position.is_over:
+        mover = position.to_move
+        legal = position.legal_moves()
+        if (mover & 1) == side:
+            sol = solver.solve(position, mode="all")
+            if len(sol.groups) == 1:
+                card = sol.groups[0][0]
+            else:
+                group = _winning_group(sol, need, margin)
+                if group is None or sol.value != need:
+                    return None
+                decisions.append((position, group, sol.groups))
+                card = group[0]
+        elif len(legal) == 1:
+            card = legal[0]
+        else:
+            card = _best_card(solver, position)
+        before = position
+        position = position.play(card)
+        line.append(card)
+        if not position.trick:
+            trick = before.trick + (parse_card(card, before.profile),)
+            if (position.leader & 1) == side:
+                need -= _trick_points(before, trick)
+    if need > 0:
+        return None
+    return line, decisions
+
+
+def check_position(position: Position, margin: int = 3, solver: Solver | None = None,
+                   node_solver: Solver | None = None) -> Puzzle | None:
+    """The puzzle of `position` (the side to move solves it), or None when it is not one."""
+    solver = solver or Solver()
+    root = solver.solve(position, mode="all")
+    if len(root.groups) < 2:
+        return None
+    goal = root.value
+    group = _winning_group(root, goal, margin)
+    if group is None:
+        return None
+    walked = _walk(position, goal, margin, solver)
+    if walked is None:
+        return None
+    line, decisions = walked
+    alternatives = {cv.card: goal - cv.value for cv in root.cards if cv.card not in group}
+    node_solver = node_solver or Solver(NODE_MEMORY)
+    node_solver.clear()
+    nodes = node_solver.solve(position, mode="all").nodes
+    fails = {name: False for name in ("highest", "greedy", "cheapest")}
+    for pos, winning, _ in decisions:
+        for name, card in natural_cards(pos).items():
+            if card not in winning:
+                fails[name] = True
+    rating = rating_of(len(decisions), fails, nodes)
+    tags = tags_of(position, line, solver)
+    return Puzzle(position, goal, tuple(line), alternatives, rating, tags, nodes)
+
+
+# ------------------------------------------------------------ rating
+
+
+def _strength(position: Position, c: int) -> tuple[int, int]:
+    trump = position.trump
+    is_trump = trump != "NT" and "SHDC"[c >> 4] == trump
+    return (1 if is_trump else 0, c & 15)
+
+
+def natural_cards(position: Position) -> dict[str, str]:
+    """The card each simple natural play picks: "highest", "greedy" (points), "cheapest" (win)."""
+    legal = cards_of(position.legal_mask()[0])
+    profile = position.profile
+    highest = max(legal, key=lambda c: (_strength(position, c), -(c >> 4)))
+    greedy = max(legal, key=lambda c: (card_points(c, profile), _strength(position, c), -(c >> 4)))
+    lowest = min(legal, key=lambda c: (_strength(position, c), c >> 4))
+    cheapest = lowest
+    if position.trick:
+        trump = 4 if position.trump == "NT" else "SHDC".index(position.trump)
+        winners = [c for c in legal if _core.trick_winner(position.trick + (c,), trump) == len(position.trick)]
+        if winners:
+            cheapest = min(winners, key=lambda c: (_strength(position, c), c >> 4))
+    return {"highest": card_name(highest, profile), "greedy": card_name(greedy, profile),
+            "cheapest": card_name(cheapest, profile)}
+
+
+def rating_of(only_moves: int, fails: dict[str, bool], nodes: int) -> int:
+    """The difficulty from 1 to 10 (the formula is in the module docstring)."""
+    raw = max(only_moves - 1, 0) + 2 * fails.get("highest", False) + 2 * fails.get("greedy", False) \
+        + 1 * fails.get("cheapest", False)
+    raw += min(max(math.log2(max(nodes, 1) / 1000), 0.0), 3.0)
+    return min(max(1 + round(raw * 9 / 12), 1), 10)
+
+
+# ------------------------------------------------------------ tags
+
+
+def _restricted(position: Position) -> tuple[int, int, int, int]:
+    """(reason, legal mask, hand mask, cards of the suit led in hand)."""
+    mask, reason, _ = position.legal_mask()
+    hand = position.hands[position.to_move]
+    follow = hand & (0xFFFF << ((position.trick[0] >> 4) * 16)) if position.trick else 0
+    return reason, mask, hand, follow
+
+
+def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Solver | None = None) -> tuple[str, ...]:
+    """The theme tags of the line played from `position` (see the module docstring)."""
+    R = _core.Reason
+    side = position.to_move & 1
+    profile = position.profile
+    tags: set[str] = set()
+    squeezed: set[int] = set()      # sevens kept through a defender's discard
+    for card in line:
+        mover = position.to_move
+        defender = (mover & 1) != side
+        reason, mask, hand, follow = _restricted(position)
+        if reason == R.PROTECTED:
+            tags.add("seven-protection")
+        if reason == R.NO_UNDERTRUMP:
+            tags.add("undertrump-ban")
+        if defender and reason == R.BEAT and follow & ~mask:
+            tags.add("forced-overtake")
+        if defender and reason == R.OVERTRUMP and hand & ~mask:
+            tags.add("overtrump")
+        if defender and position.trick and not follow and profile.protected_rank is not None:
+            seven = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
+            for c in cards_of(hand):
+                if (c & 15) == seven and "SHDC"[c >> 4] != position.trump and card_name(c, profile) != card:
+                    squeezed.add(c)
+        if defender and not position.trick and solver is not None and len(cards_of(mask)) > 1:
+            if _throw_in(position, side, solver):
+                tags.add("throw-in")
+        before = position
+        position = position.play(card)
+        if not position.trick:
+            trick = before.trick + (parse_card(card, profile),)
+            if (position.leader & 1) == side and squeezed & set(trick):
+                tags.add("seven-squeeze")
+    return tuple(t for t in TAGS if t in tags)
+
+
+def _throw_in(position: Position, side: int, solver: Solver) -> bool:
+    """Every lead of the defender on lead gives the solving side the trick with card points."""
+    for lead in position.legal_moves():
+        p = position.play(lead)
+        trick = [lead]
+        while p.trick:
+            legal = p.legal_moves()
+            card = legal[0] if len(legal) == 1 else _best_card(solver, p)
+            trick.append(card)
+            p = p.play(card)
+        if (p.leader & 1) != side:
+            return False
+        if sum(card_points(parse_card(c, position.profile), position.profile) for c in trick) == 0:
+            return False
+    return True
+
+
+# ------------------------------------------------------------ sources
+
+
+def _tricks_left(position: Position) -> int:
+    return position.profile.cards_per_hand - position.tricks_played
+
+
+def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
+             margin: int = 3, solver: Solver | None = None, max_attempts: int | None = None,
+             progress=None) -> Iterator[Puzzle]:
+    """`count` puzzles from random deals of `profile`, deterministic for `seed`.
+
+    Each attempt deals a deal (the game's dealing procedure, a random dealer),
+    plays random legal cards to a trick boundary with k tricks left (k drawn in
+    range) and checks that position. `max_attempts` (default 2000 per puzzle)
+    bounds the search; `progress(attempts, found)` is called after each attempt.
+    """
+    _check_range(profile, min_tricks, max_tricks, margin)
+    solver = solver or Solver(64 << 20)
+    node_solver = Solver(NODE_MEMORY)
+    rng = random.Random(seed)
+    limit = max_attempts if max_attempts is not None else 2000 * max(count, 1)
+    found = attempts = 0
+    while found < count and attempts < limit:
+        attempts += 1
+        d = deal(profile, rng.randrange(1 << 31), dealer=rng.randrange(4))
+        position = Position.from_json(d.to_position_json())
+        k = rng.randint(min_tricks, max_tricks)
+        while _tricks_left(position) > k or position.trick:
+            position = position.play(rng.choice(position.legal_moves()))
+        puzzle = check_position(position, margin, solver, node_solver)
+        if puzzle is not None:
+            found += 1
+            yield puzzle
+        if progress is not None:
+            progress(attempts, found)
+
+
+def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
+         solver: Solver | None = None) -> Iterator[Puzzle]:
+    """The puzzles at the trick boundaries of a played deal (its start position JSON plus `play`)."""
+    obj = dict(json_object(played, "deal"))
+    play = obj.pop("play", [])
+    if not isinstance(play, list):
+        raise ValueError("play: expected a list of cards")
+    for key in ("dealer", "shown", "pending_doubling"):
+        obj.pop(key, None)
+    position = Position.from_json(obj)
+    _check_range(position.profile, min_tricks, max_tricks, margin)
+    solver = solver or Solver(64 << 20)
+    node_solver = Solver(NODE_MEMORY)
+    positions = [position]
+    for card in play:
+        position = position.play(card)
+        positions.append(position)
+    for p in positions:
+        if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:
+            puzzle = check_position(p, margin, solver, node_solver)
+            if puzzle is not None:
+                yield puzzle
+
+
+def _check_range(profile: Profile, min_tricks: int, max_tricks: int, margin: int) -> None:
+    if not 1 <= min_tricks <= max_tricks <= profile.cards_per_hand:
+        raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}) <= "
+                         f"{profile.cards_per_hand}")
+    if margin < 1:
+        raise ValueError(f"margin: {margin} must be at least 1")
+
+
+# ------------------------------------------------------------ for people
+
+
+def pretty(puzzle: Puzzle) -> str:
+    p = puzzle.position
+    hands = {s: " ".join(p.hand(s)) or "-" for s in SEATS}
+    width = max(len(hands["W"]), 12)
+    mover = SEATS[p.to_move]
+    lines = [
+        f"{p.profile.name.capitalize()}, trump {p.trump}, {mover} to lead, "
+        f"{_tricks_left(p)} tricks left. Rating {puzzle.rating}/10"
+        + (f", tags: {', '.join(puzzle.tags)}" if puzzle.tags else ""),
+        " " * (width + 2) + f"N: {hands['N']}",
+        f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
+        " " * (width + 2) + f"S: {hands['S']}",
+        f"Goal: {mover} and partner take at least {puzzle.goal} of the points left.",
+        "Solution: " + " | ".join(" ".join(puzzle.line[i:i + 4]) for i in range(0, len(puzzle.line), 4)),
+        "Other cards: " + (", ".join(f"{c} (-{s})" for c, s in sorted(puzzle.alternatives.items(),
+                                                                     key=lambda kv: (kv[1], kv[0]))) or "-"),
+    ]
+    return "\n".join(lines)
+
+
+def dumps(puzzle: Puzzle) -> str:
+    return json.dumps(puzzle.to_json())

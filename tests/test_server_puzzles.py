@@ -1,0 +1,80 @@
+"""GeneratePuzzles, in process on a free loopback port: the stream against the library's own
+puzzles for the seed, the progress items, bad options naming the field, and cancellation."""
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from server import convert
+from server._proto import pb
+from server_fixtures import module_fixtures, violations
+from solver import get_profile
+from solver.puzzles import generate
+
+server, stub, client = module_fixtures(workers=2, max_concurrent=8)
+
+
+def request(**fields) -> pb.GeneratePuzzlesRequest:
+    return pb.GeneratePuzzlesRequest(**{"game": "malilla", "count": 3, "seed": 5, **fields})
+
+
+@pytest.mark.parametrize("game", ["malilla", "manille"])
+def test_the_stream_is_the_library_puzzles(stub, game):
+    items = list(stub.GeneratePuzzles(request(game=game, count=4, seed=21, progress_every=50), timeout=60))
+    puzzles = [convert.puzzle_json(i.puzzle) for i in items if i.WhichOneof("item") == "puzzle"]
+    assert puzzles == [p.to_json() for p in generate(get_profile(game), 4, seed=21)]
+    progress = [i.progress for i in items if i.WhichOneof("item") == "progress"]
+    assert progress, "progress items come with the puzzles"
+    assert all(p.count == 4 for p in progress)
+    attempts = [p.attempts for p in progress]
+    assert attempts == sorted(attempts)
+    assert progress[-1].found == 4
+    # a progress item follows each puzzle, and one every 50 attempts
+    assert sum(1 for p in progress if p.attempts % 50 == 0) >= progress[-1].attempts // 50
+    kinds = [i.WhichOneof("item") for i in items]
+    assert all(kinds[k + 1] == "progress" for k, kind in enumerate(kinds) if kind == "puzzle")
+
+
+def test_options_reach_the_library(stub):
+    items = list(stub.GeneratePuzzles(request(game="manille", count=2, seed=8, min_tricks=4, max_tricks=4,
+                                              margin=5), timeout=60))
+    puzzles = [convert.puzzle_json(i.puzzle) for i in items if i.HasField("puzzle")]
+    assert puzzles == [p.to_json() for p in generate(get_profile("manille"), 2, seed=8, min_tricks=4,
+                                                     max_tricks=4, margin=5)]
+    assert all(min(p["alternatives"].values()) >= 5 and len(p["line"]) == 16 for p in puzzles)
+
+
+def test_the_attempt_limit_ends_the_stream(stub):
+    items = list(stub.GeneratePuzzles(request(count=1000, max_attempts=30, progress_every=10), timeout=60))
+    progress = [i.progress for i in items if i.HasField("progress")]
+    assert progress[-1].attempts == 30 and progress[-1].found < 1000
+
+
+@pytest.mark.parametrize("fields, field", [
+    ({"game": "bridge"}, "game"),
+    ({"count": 0}, "count"),
+    ({"min_tricks": 0}, "min_tricks"),
+    ({"game": "manille", "max_tricks": 9}, "max_tricks"),
+    ({"margin": 0}, "margin"),
+    ({"progress_every": 0}, "progress_every"),
+])
+def test_bad_options_name_the_field(stub, fields, field):
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.GeneratePuzzles(request(**fields), timeout=10))
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert [f for f, _ in violations(e.value)] == [field]
+
+
+def test_a_cancelled_stream_frees_the_server(stub):
+    stream = stub.GeneratePuzzles(request(count=1000, seed=3), timeout=60)
+    first = next(stream)
+    assert first.WhichOneof("item") in ("puzzle", "progress")
+    stream.cancel()
+    items = list(stub.GeneratePuzzles(request(count=1, seed=3), timeout=30))
+    assert sum(1 for i in items if i.HasField("puzzle")) == 1
+
+
+def test_a_deadline_ends_the_stream(stub):
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.GeneratePuzzles(request(count=1000, seed=3), timeout=0.5))
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
