@@ -186,6 +186,20 @@ class Client:
             raise RemoteError.of(e) from None
         return convert.table_json(response.table)
 
+    def advise(self, view: dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+               progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
+        """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the
+        partial advice JSON every `progress_every` samples, then the final one (``done``)."""
+        request = pb.AdviseRequest(view=convert.view_message(view), samples=samples, seed=seed,
+                                   progress_every=progress_every)
+        if goal is not None:
+            request.goal = goal
+        try:
+            for response in self.stub.Advise(request, timeout=self._timeout(timeout), metadata=self.metadata):
+                yield convert.advice_json(response)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+
     def health(self, service: str = "", timeout: float | None = 5.0) -> str:
         """SERVING, NOT_SERVING, ... (the grpc.health.v1 status name)."""
         try:

@@ -387,3 +387,55 @@ def puzzle_json(msg: pb.Puzzle) -> dict[str, Any]:
     return {"position": Position.from_json(position_dict(msg.position)).to_json(), "goal": msg.goal,
             "line": list(msg.line), "alternatives": dict(msg.alternatives), "rating": msg.rating,
             "tags": list(msg.tags)}
+
+
+# ---------------------------------------------------------------- single-dummy advice
+
+def view_dict(msg: pb.View) -> dict[str, Any]:
+    """The view JSON of a `View` message, for `solver.advice.View.from_json` (unset fields left out)."""
+    obj: dict[str, Any] = {"game": msg.game, "trump": msg.trump, "seat": msg.seat, "hand": msg.hand,
+                           "leader": msg.leader, "play": list(msg.play)}
+    for name in ("dealer", "shown"):
+        if msg.HasField(name):
+            obj[name] = getattr(msg, name)
+    return obj
+
+
+def view_message(view: dict[str, Any] | str) -> pb.View:
+    """A `View` message from the view JSON or its text (values copied as they are)."""
+    obj = _json_object(view)
+    play = obj.get("play") or []
+    msg = pb.View(game=obj.get("game") or "", trump=obj.get("trump") or "", seat=obj.get("seat") or "",
+                  hand=_cards_text(obj.get("hand") or ""), leader=obj.get("leader") or "",
+                  play=play.split() if isinstance(play, str) else list(play))
+    for name in ("dealer", "shown"):
+        if obj.get(name) is not None:
+            setattr(msg, name, obj[name])
+    return msg
+
+
+def advice_message(advice: Any) -> pb.AdviseResponse:
+    """The library's `solver.advice.Advice` as a message (its to_json(), field for field)."""
+    obj = advice.to_json()
+    msg = pb.AdviseResponse(seat=obj["seat"], samples=obj["samples"], best=obj["best"], rejected=obj["rejected"],
+                            layouts=obj["layouts"], done=obj["done"])
+    if "goal" in obj:
+        msg.goal = obj["goal"]
+    for c in obj["cards"]:
+        msg.cards.add(**c)
+    return msg
+
+
+def advice_json(msg: pb.AdviseResponse) -> dict[str, Any]:
+    """An AdviseResponse as the library's `Advice.to_json()`."""
+    cards = []
+    for c in msg.cards:
+        item = {"card": c.card, "mean": c.mean, "sd": c.sd, "se": c.se}
+        if c.HasField("goal"):
+            item.update(goal=c.goal, goal_se=c.goal_se)
+        cards.append(item)
+    out: dict[str, Any] = {"seat": msg.seat, "samples": msg.samples, "best": list(msg.best), "cards": cards,
+                           "rejected": msg.rejected, "layouts": msg.layouts, "done": msg.done}
+    if msg.HasField("goal"):
+        out["goal"] = msg.goal
+    return out

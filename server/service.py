@@ -6,7 +6,7 @@ bytes) and the search runs with the GIL released, so the workers use as many
 cores. At most `max_concurrent` calls of this service run at once; one more is
 refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
-Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table) runs as a
+Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
 job on that pool. A job is one library call (`Solver.solve`,
 `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
 behind `_Budget`, so an analysis or a table, which are many searches, is bound
@@ -35,6 +35,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from solver.advice import View, advise_iter
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.position import Position, PositionError
@@ -154,6 +155,52 @@ class _PuzzleTask:
                 self.out.put(("progress", state["attempts"], state["found"]))
         finally:
             self.out.put(None)
+
+
+@dataclass
+class _AdviseTask:
+    """One checked Advise request; partial and final advice go to `out` as the worker solves samples."""
+
+    view: Any
+    samples: int
+    seed: int
+    goal: int | None
+    every: int
+    out: queue.Queue
+    field: str = "view"
+
+    def run(self, solver: Solver) -> None:
+        try:
+            for advice in advise_iter(self.view, self.samples, self.seed, self.goal, solver, self.every):
+                self.out.put(advice)
+        finally:
+            self.out.put(None)
+
+
+MAX_ADVICE_SAMPLES = 10000
+
+
+def read_advise_request(request: pb.AdviseRequest) -> _AdviseTask:
+    """Read the view and check the options; raises `BadRequest` naming every bad field."""
+    violations: list[tuple[str, str]] = []
+    view = None
+    if not request.HasField("view"):
+        violations.append(("view", "missing"))
+    else:
+        try:
+            view = View.from_json(convert.view_dict(request.view))
+        except ValueError as e:
+            field = convert.field_path(e.field, "view") if isinstance(e, PositionError) else "view"
+            violations.append((field, getattr(e, "problem", str(e))))
+    if not 1 <= request.samples <= MAX_ADVICE_SAMPLES:
+        violations.append(("samples", f"{request.samples} is not between 1 and {MAX_ADVICE_SAMPLES}"))
+    every = request.progress_every if request.HasField("progress_every") else 10
+    if every < 1:
+        violations.append(("progress_every", f"{every} must be at least 1"))
+    if violations:
+        raise BadRequest(violations)
+    return _AdviseTask(view, request.samples, request.seed, request.goal if request.HasField("goal") else None,
+                       every, queue.Queue())
 
 
 MAX_PUZZLES = 1000
@@ -551,6 +598,30 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 self._wait(job, context)
             except Exception:
                 self._internal(context, "GeneratePuzzles")
+
+    def Advise(self, request: pb.AdviseRequest, context: grpc.ServicerContext) -> Iterator[pb.AdviseResponse]:
+        with self._admitted(context):
+            try:
+                try:
+                    task = read_advise_request(request)
+                except BadRequest as e:
+                    context.abort_with_status(e.status())
+                job = self._submit(task, context)
+                if not context.add_callback(lambda: job.cancel(self._canceller)):
+                    job.cancel(self._canceller)
+                while True:
+                    try:
+                        item = task.out.get(timeout=0.05)
+                    except queue.Empty:
+                        if job.future.done() and task.out.empty():
+                            break
+                        continue
+                    if item is None:
+                        break
+                    yield convert.advice_message(item)
+                self._wait(job, context)
+            except Exception:
+                self._internal(context, "Advise")
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
         with self._admitted(context):

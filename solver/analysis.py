@@ -183,6 +183,8 @@ class CardAnalysis:
     """Points N-S and E-W had taken in completed tricks before the card."""
     total: int
     """Points in the deal (cards plus trick bonuses)."""
+    single_dummy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    """With ``analyze(..., single_dummy=N)``: the card's single-dummy verdict (`solver.advice.verdict`)."""
 
     @property
     def cost(self) -> int:
@@ -212,9 +214,12 @@ class CardAnalysis:
         return pair[0], pair[1]
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": self.card, "seat": self.seat, "before": self.before, "after": self.after,
-                "cost": self.cost, "best": list(self.best), "values": dict(self.values),
-                "deal": side_pair(self.deal_value())}
+        out = {"card": self.card, "seat": self.seat, "before": self.before, "after": self.after,
+               "cost": self.cost, "best": list(self.best), "values": dict(self.values),
+               "deal": side_pair(self.deal_value())}
+        if self.single_dummy is not None:
+            out["single_dummy"] = dict(self.single_dummy)
+        return out
 
 
 @dataclass(frozen=True)
@@ -347,12 +352,17 @@ class Analysis:
 
 
 def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = None,
-            timeout: float | None = None) -> Analysis:
+            timeout: float | None = None, single_dummy: int = 0, seed: int = 0) -> Analysis:
     """Analyse a played deal card by card (see the module's docstring).
 
     `solver` defaults to this thread's shared solver; `timeout` bounds each
     search (`SearchStopped` is raised when one runs out). An illegal card
     stops the analysis there: `Analysis.illegal` names it and its rule.
+    With `single_dummy` N > 0 each card also gets its single-dummy verdict
+    (`solver.advice`: N sampled layouts of what its player could not see,
+    sampling seeded by `seed` and the card's index), so that an unlucky card
+    (a double-dummy cost, but the best card on what was visible) is told from
+    a mistake.
     """
     if not isinstance(deal, PlayedDeal):
         deal = PlayedDeal.from_json(deal)
@@ -380,6 +390,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
             best=tuple(sol.best), values=sol.values, won=position.points_won(), total=total))
         position = after_position
 
+    if single_dummy > 0 and cards:
+        cards = _with_verdicts(deal, cards, single_dummy, seed, solver, timeout)
     if cards:
         first = cards[0]
         dd_points = first.deal_value(after=False)
@@ -435,6 +447,25 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
         pending_doubling=deal.pending_doubling, notes=tuple(notes), penalty=penalty)
     return Analysis(deal, tuple(cards), _tricks(deal, cards, illegal), _seats(cards), result, illegal, nodes,
                     time.perf_counter() - began)
+
+
+def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
+                   timeout: float | None) -> list[CardAnalysis]:
+    """The cards with their single-dummy verdicts (forced cards get none: there was no choice)."""
+    from dataclasses import replace
+
+    from .advice import advise, verdict, view_of
+
+    start = deal.to_json()
+    out = []
+    for c in cards:
+        if c.forced:
+            out.append(c)
+            continue
+        view = view_of(start, list(deal.play[:c.index]))
+        advice = advise(view, samples, seed * 1000003 + c.index, solver=solver, timeout=timeout)
+        out.append(replace(c, single_dummy=verdict(c.card, advice, c.cost)))
+    return out
 
 
 def _tricks(deal: PlayedDeal, cards: list[CardAnalysis], illegal: IllegalCard | None) -> tuple[TrickRecord, ...]:

@@ -144,7 +144,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             if not line.strip():
                 continue
             try:
-                analysis = analyze(line, solver, timeout=args.timeout)
+                analysis = analyze(line, solver, timeout=args.timeout, single_dummy=args.single_dummy,
+                                   seed=args.seed)
             except (ValueError, SearchStopped) as e:
                 totals.errors += 1
                 sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
@@ -226,6 +227,61 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_batch(args: argparse.Namespace) -> int:
+    """A job over many deals on a Dask cluster (embedded or at --address), JSON lines out, resumable."""
+    from .batch import BatchStats, run_batch
+
+    if (args.input is None) == (args.deals is None):
+        args.batch_parser.error("give an input file, or --deals N (with --game and --seed)")
+    options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
+               "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
+               "margin": args.margin}
+    stats = BatchStats() if (args.stats or args.stats_file) else None
+    try:
+        summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
+                            game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
+                            progress=args.progress or sys.stderr.isatty(), stats=stats)
+    except ValueError as e:
+        args.batch_parser.error(str(e))
+    print(f"{summary['done']} items done, {summary['skipped']} skipped (finished before), "
+          f"{summary['total']} in all", file=sys.stderr)
+    if stats is not None:
+        if args.stats:
+            print(stats.format(), file=sys.stderr)
+        if args.stats_file:
+            with open(args.stats_file, "w", encoding="utf-8") as f:
+                json.dump(stats.to_json(), f, indent=1)
+    return 0
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    """Views (one seat's hand plus the play) in, single-dummy advice per line out; a progress bar on stderr."""
+    from .advice import advise
+
+    solver = Solver(args.memory)
+    show = args.progress or sys.stderr.isatty()
+    for line in args.input:
+        if not line.strip():
+            continue
+        bar = None
+        if show:
+            from tqdm import tqdm
+            bar = tqdm(total=args.samples, unit="layout", file=sys.stderr, delay=0 if args.progress else 0.5,
+                       dynamic_ncols=True)
+        try:
+            result = advise(line, args.samples, args.seed, args.goal, solver,
+                            progress=(lambda n: bar.update(n - bar.n)) if bar is not None else None,
+                            timeout=args.timeout).to_json()
+        except (ValueError, SearchStopped) as e:
+            result = {"error": str(e)}
+        finally:
+            if bar is not None:
+                bar.close()
+        sys.stdout.write(json.dumps(result) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The gRPC service (server.main) until SIGTERM or SIGINT."""
     from server.config import config_from_args
@@ -273,6 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--timeout", type=float, help="seconds allowed per search")
     analyze.add_argument("--progress", action="store_true",
                          help="show the progress bar even when stderr is not a terminal")
+    analyze.add_argument("--single-dummy", type=int, default=0, metavar="N",
+                         help="add each card's single-dummy verdict from N sampled layouts (good, unlucky, "
+                              "mistake, lucky)")
+    analyze.add_argument("--seed", type=int, default=0, help="the seed of the single-dummy sampling")
     analyze.set_defaults(func=cmd_analyze)
 
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
@@ -296,6 +356,45 @@ def build_parser() -> argparse.ArgumentParser:
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--memory", type=int, default=64 << 20, help="table bytes")
     puzzles.set_defaults(func=cmd_puzzles, puzzles_parser=puzzles)
+
+    batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
+    batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
+    batch.add_argument("input", nargs="?", type=argparse.FileType("r"),
+                       help="JSON lines: the input of the single-machine command (or use --deals)")
+    batch.add_argument("--game", choices=sorted(PROFILES), default="malilla", help="game of generated deals")
+    batch.add_argument("--deals", type=int, help="generate this many deals instead of reading a file")
+    batch.add_argument("--seed", type=int, default=0, help="seed of the generated deals")
+    batch.add_argument("-o", "--output", metavar="FILE",
+                       help="append to FILE, skipping the items it already holds (default: stdout)")
+    batch.add_argument("--address", help="scheduler address of an existing Dask cluster (default: an embedded "
+                                         "local cluster)")
+    batch.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+    batch.add_argument("--chunk", type=int, default=8, help="items per task (default 8)")
+    batch.add_argument("--mode", choices=MODES, default="all", help="solve: the search mode")
+    batch.add_argument("--objective", choices=OBJECTIVES, default="points", help="solve: the objective")
+    batch.add_argument("--target", type=int, help="solve: the target of --mode target")
+    batch.add_argument("--min-tricks", type=int, default=3, help="puzzles: fewest tricks left")
+    batch.add_argument("--max-tricks", type=int, default=7, help="puzzles: most tricks left")
+    batch.add_argument("--margin", type=int, default=3, help="puzzles: shortfall of every other card")
+    batch.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes per worker")
+    batch.add_argument("--timeout", type=float, help="seconds allowed per search")
+    batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
+    batch.add_argument("--stats", action="store_true", help="print aggregate statistics to stderr at the end")
+    batch.add_argument("--stats-file", metavar="FILE", help="write aggregate statistics as JSON")
+    batch.set_defaults(func=cmd_batch, batch_parser=batch)
+
+    advise = sub.add_parser("advise", help="single-dummy advice: the best card from one seat's view (JSON lines)")
+    advise.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+                        help="views: game, trump, seat, hand, leader (the first leader), play; optional "
+                             "dealer and shown (default: stdin)")
+    advise.add_argument("--samples", type=int, default=100, help="layouts of the hidden cards to solve (default 100)")
+    advise.add_argument("--seed", type=int, default=0, help="the seed of the sampling")
+    advise.add_argument("--goal", type=int, help="also report how often each card takes at least this many points")
+    advise.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
+    advise.add_argument("--timeout", type=float, help="seconds allowed per search")
+    advise.add_argument("--progress", action="store_true",
+                        help="show the progress bar even when stderr is not a terminal")
+    advise.set_defaults(func=cmd_advise)
 
     from server.config import add_arguments as add_serve_arguments
 

@@ -238,7 +238,8 @@ class TestHealthAndReflection:
                            "AnalyzePlay": ("malilla.dd.v1.AnalyzePlayRequest", "malilla.dd.v1.AnalyzePlayResponse"),
                            "Table": ("malilla.dd.v1.TableRequest", "malilla.dd.v1.TableResponse"),
                            "GeneratePuzzles": ("malilla.dd.v1.GeneratePuzzlesRequest",
-                                               "malilla.dd.v1.GeneratePuzzlesResponse")}
+                                               "malilla.dd.v1.GeneratePuzzlesResponse"),
+                           "Advise": ("malilla.dd.v1.AdviseRequest", "malilla.dd.v1.AdviseResponse")}
         position = pool.FindMessageTypeByName("malilla.dd.v1.Position")
         assert [f.name for f in position.fields] == ["game", "trump", "hands", "leader", "trick", "led_suits",
                                                      "to_move", "history"]

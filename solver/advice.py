@@ -1,0 +1,546 @@
+"""Single-dummy advice: the best card for a player who sees only their own hand.
+
+A *view* is what one seat knows (JSON)::
+
+    {"game": "malilla", "trump": "D", "seat": "N", "hand": "7S AH ...",
+     "leader": "W", "play": ["JS", "6S", ...],      # every card from the first lead
+     "dealer": "E", "shown": "KD"}                    # optional (Malilla's shown trump card)
+
+`leader` is the first leader of the deal; the player of each card of `play` is
+derived by replaying the tricks. The viewer must be the player to move.
+
+Inference. Every card another seat played must have been legal with the hand
+that seat held then, which is its current (hidden) hand plus the cards it
+played later. The rules engine (`_core.legal_moves`) decides: for each past
+card `c` of seat `s` and each unseen card `u`, if `c` is illegal for a hand
+made of `c`, the later cards of `s` and `u`, then `s` never held `u`. Legality
+only shrinks as a hand grows (every obligation is "holding X, play from X";
+the seven protection and Manille's undertrump ban lift only when *nothing
+else* is held), so this "cannot hold" mask is exact for single cards: it gives
+the voids shown by failing to follow, no higher card after not beating a
+rival's winning card, no trump after not trumping, no higher trump after not
+overtrumping, nothing but protected sevens after discarding one (Malilla),
+nothing but lower trumps after undertrumping (Manille). The shown card sits in
+the dealer's hand until played. Hand sizes come from the cards each seat has
+played.
+
+Sampling. A layout deals the unseen cards to the three hidden seats with
+their sizes. Among layouts respecting the masks, one is drawn exactly
+uniformly: the unseen cards are grouped by the set of seats allowed to hold
+them, the number of completions is counted by dynamic programming over the
+groups (how many cards of each group go to each seat), each group's split is
+drawn with probability proportional to its completions, then the group's
+cards are shuffled into the chosen counts. A drawn layout is then replayed in
+full with the rules engine and rejected if any past card would have been
+illegal (combinations of cards that the single-card masks cannot see); since
+the masks are necessary conditions, the accepted layouts are uniform among
+all layouts consistent with the public play. Rejection is capped
+(`max_attempts`); `Advice.rejected` counts the rejected draws.
+
+Each accepted layout is solved double dummy (mode "all", one `Solver`); per
+legal card the advice gives the mean points of the viewer's side from the
+remaining play (trick in progress included), the standard deviation, the
+standard error of the mean and, with a goal, how often the card reaches the
+goal and that frequency's standard error. The same view, seed and sample count
+give the same advice.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _core
+from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
+                    parse_seat, sort_key)
+from .position import Position, PositionError, _cards_field, json_object
+from .profiles import Profile, get_profile
+from .rules import core_rules, trump_index
+from .solve import Solver, default_solver
+
+__all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "count_layouts", "sample_layout",
+           "AdviceError", "view_of"]
+
+
+class AdviceError(ValueError):
+    """No layout of the unseen cards fits the public play (or none was found in the attempts)."""
+
+
+# ---------------------------------------------------------------- the view
+
+
+@dataclass(frozen=True)
+class View:
+    """One seat's knowledge, read and checked, with the inferences drawn from the play."""
+
+    profile: Profile
+    trump: str
+    seat: int
+    hand: int
+    """The viewer's current hand (mask)."""
+    first_leader: int
+    play: tuple[int, ...]
+    players: tuple[int, ...]
+    """The seat of each card of `play`."""
+    leader: int
+    """The leader of the trick in progress."""
+    trick: tuple[int, ...]
+    history: tuple[tuple[int, ...], ...]
+    led: int
+    sizes: tuple[int, int, int, int]
+    """Cards each seat holds now."""
+    fixed: tuple[int, int, int, int]
+    """Cards known to be in each hidden hand now (the dealer's shown card)."""
+    unseen: int
+    """Cards nobody has shown: in the hidden hands, outside `fixed`."""
+    excluded: tuple[int, int, int, int] = field(default=(0, 0, 0, 0))
+    """Per seat, the unseen cards it cannot hold (the inferences)."""
+
+    @classmethod
+    def from_json(cls, obj: str | bytes | dict[str, Any]) -> View:
+        obj = json_object(obj, "view")
+        game = obj.get("game")
+        if not isinstance(game, str):
+            raise PositionError("game", "missing or not a string (malilla or manille)")
+        try:
+            profile = get_profile(game)
+        except ValueError as e:
+            raise PositionError("game", str(e)) from None
+        trump = Position._read_trump(obj.get("trump"), profile)
+        seats = {}
+        for name in ("seat", "leader"):
+            try:
+                seats[name] = parse_seat(obj.get(name))
+            except CardError as e:
+                raise PositionError(name, str(e)) from None
+        hand_cards = _cards_field(obj.get("hand", ""), profile, "hand")
+        raw_play = obj.get("play", [])
+        play = _cards_field(raw_play, profile, "play")
+        seen: dict[int, str] = {}
+        for name, cards in (("hand", hand_cards), ("play", play)):
+            for i, c in enumerate(cards):
+                if c in seen:
+                    raise PositionError(f"{name}[{i}]" if name == "play" else name,
+                                        f"{card_name(c, profile)} appears twice (also in {seen[c]})")
+                seen[c] = name
+        if len(play) >= 4 * profile.cards_per_hand:
+            raise PositionError("play", "the deal is over: nothing is left to play")
+        tindex = trump_index(trump)
+        step = profile.step
+        players, history, trick = [], [], []
+        leader = seats["leader"]
+        for c in play:
+            players.append((leader + len(trick) * step) % 4)
+            trick.append(c)
+            if len(trick) == 4:
+                w = _core.trick_winner(tuple(trick), tindex)
+                leader = (leader + w * step) % 4
+                history.append(tuple(trick))
+                trick = []
+        seat = seats["seat"]
+        if (leader + len(trick) * step) % 4 != seat:
+            raise PositionError("seat", f"{SEATS[seat]} is not to move: after the play it is "
+                                f"{SEATS[(leader + len(trick) * step) % 4]}'s turn")
+        sizes = tuple(profile.cards_per_hand - players.count(s) for s in range(4))
+        if len(hand_cards) != sizes[seat]:
+            raise PositionError("hand", f"{len(hand_cards)} cards; {SEATS[seat]} has played "
+                                f"{players.count(seat)} so holds {sizes[seat]}")
+        hand = sum(1 << c for c in hand_cards)
+        fixed = [0, 0, 0, 0]
+        shown = obj.get("shown")
+        if shown is not None:
+            if not profile.dealer_bonus:
+                raise PositionError("shown", f"{profile.name} has no shown card")
+            try:
+                dealer = parse_seat(obj.get("dealer"))
+            except CardError as e:
+                raise PositionError("dealer", f"needed with 'shown': {e}") from None
+            if dealer != (seats["leader"] - step) % 4:
+                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + step) % 4]} "
+                                    f"leads the first trick, not {SEATS[seats['leader']]}")
+            try:
+                sc = parse_card(shown, profile)
+            except CardError as e:
+                raise PositionError("shown", str(e)) from None
+            if card_name(sc, profile)[-1] != trump:
+                raise PositionError("shown", f"{card_name(sc, profile)} would make "
+                                    f"{card_name(sc, profile)[-1]} trump, not {trump}")
+            if sc in play:
+                if players[play.index(sc)] != dealer:
+                    raise PositionError("shown", f"{card_name(sc, profile)} was played by "
+                                        f"{SEATS[players[play.index(sc)]]}, not the dealer")
+            elif dealer == seat:
+                if not hand >> sc & 1:
+                    raise PositionError("shown", f"{card_name(sc, profile)} is not in your hand")
+            else:
+                fixed[dealer] |= 1 << sc
+        full = sum(1 << c for c in deck(profile))
+        unseen = full & ~hand & ~sum(1 << c for c in play) & ~sum(fixed)
+        led = 0
+        if profile.protected_rank is not None:
+            for t in history:
+                led |= 1 << (t[0] >> 4)
+            if trick:
+                led |= 1 << (trick[0] >> 4)
+        view = cls(profile, trump, seat, hand, seats["leader"], tuple(play), tuple(players), leader,
+                   tuple(trick), tuple(history), led, sizes, tuple(fixed), unseen)
+        return view._with_inferences()
+
+    # ------------------------------------------------------------ inferences
+
+    def _replay_states(self) -> Iterator[tuple[int, int, tuple[int, ...], int, int, int]]:
+        """(index, seat, trick so far, leader, led, card) for every card of the play."""
+        tindex = trump_index(self.trump)
+        leader, trick, led = self.first_leader, (), 0
+        for i, (c, s) in enumerate(zip(self.play, self.players)):
+            yield i, s, trick, leader, led, c
+            if not trick and self.profile.protected_rank is not None:
+                led |= 1 << (c >> 4)
+            trick = trick + (c,)
+            if len(trick) == 4:
+                leader = (leader + _core.trick_winner(trick, tindex) * self.profile.step) % 4
+                trick = ()
+
+    def _later(self) -> list[int]:
+        """For each card of the play, the mask of the cards its player played after it."""
+        out = [0] * len(self.play)
+        acc = [0, 0, 0, 0]
+        for i in range(len(self.play) - 1, -1, -1):
+            out[i] = acc[self.players[i]]
+            acc[self.players[i]] |= 1 << self.play[i]
+        return out
+
+    def _with_inferences(self) -> View:
+        rules = core_rules(self.profile)
+        tindex = trump_index(self.trump)
+        later = self._later()
+        excluded = [0, 0, 0, 0]
+        for i, s, trick, leader, led, c in self._replay_states():
+            if s == self.seat or not trick:
+                continue   # the viewer's own cards and leads tell nothing
+            base = (1 << c) | later[i] | self.fixed[s]
+            for u in cards_of(self.unseen & ~excluded[s]):
+                hands = [0, 0, 0, 0]
+                hands[s] = base | 1 << u
+                mask, _, _ = _core.legal_moves(rules, tuple(hands), tindex, leader, trick, led)
+                if not mask >> c & 1:
+                    excluded[s] |= 1 << u
+        out = View(**{**self.__dict__, "excluded": tuple(excluded)})
+        if count_layouts(out) == 0:
+            raise AdviceError("no layout of the unseen cards fits the play and the hand sizes")
+        return out
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        return tuple(s for s in range(4) if s != self.seat)
+
+    def consistent(self, hands: tuple[int, int, int, int]) -> bool:
+        """Whether every card of the play was legal with these current hands (the rules engine)."""
+        rules = core_rules(self.profile)
+        tindex = trump_index(self.trump)
+        later = self._later()
+        for i, s, trick, leader, led, c in self._replay_states():
+            if s == self.seat or not trick:
+                continue
+            h = [0, 0, 0, 0]
+            h[s] = hands[s] | later[i] | 1 << c
+            mask, _, _ = _core.legal_moves(rules, tuple(h), tindex, leader, trick, led)
+            if not mask >> c & 1:
+                return False
+        return True
+
+    def position(self, hands: tuple[int, int, int, int]) -> Position:
+        """The full position of a layout (with its history)."""
+        return Position(self.profile, self.trump, hands, self.leader, self.trick, self.led, self.history,
+                        self.first_leader)
+
+    def inferences(self) -> dict[str, str]:
+        """The cards each hidden seat is known not to hold, for a person."""
+        return {SEATS[s]: format_cards(cards_of(self.excluded[s]), self.profile) for s in self.hidden}
+
+
+# ---------------------------------------------------------------- counting and sampling
+
+
+def _groups(view: View) -> list[tuple[tuple[int, ...], list[int]]]:
+    """The unseen cards grouped by the hidden seats allowed to hold them (sorted, deterministic)."""
+    by: dict[tuple[int, ...], list[int]] = {}
+    for u in sorted(cards_of(view.unseen)):
+        allowed = tuple(s for s in view.hidden if not view.excluded[s] >> u & 1)
+        by.setdefault(allowed, []).append(u)
+    return sorted(by.items())
+
+
+def _needs(view: View) -> tuple[int, ...]:
+    """Unseen cards each hidden seat must receive."""
+    return tuple(view.sizes[s] - bin(view.fixed[s]).count("1") for s in view.hidden)
+
+
+def _splits(n: int, allowed: tuple[int, ...], hidden: tuple[int, ...]) -> Iterator[tuple[int, int, int]]:
+    ok = [s in allowed for s in hidden]
+    for a in range(n + 1 if ok[0] else 1):
+        for b in range(n - a + 1 if ok[1] else 1):
+            c = n - a - b
+            if c and not ok[2]:
+                continue
+            yield a, b, c
+
+
+def _ways(n: int, split: tuple[int, int, int]) -> int:
+    return math.factorial(n) // (math.factorial(split[0]) * math.factorial(split[1]) * math.factorial(split[2]))
+
+
+def _completions(view: View) -> tuple[list, list[dict]]:
+    """Groups and, per group index g, a dict (need_a, need_b, need_c) -> layouts of groups g.. that fill them."""
+    groups = _groups(view)
+    tables: list[dict] = [dict() for _ in range(len(groups) + 1)]
+    tables[len(groups)][(0, 0, 0)] = 1
+
+    def count(g: int, need: tuple[int, int, int]) -> int:
+        if min(need) < 0:
+            return 0
+        table = tables[g]
+        if need in table:
+            return table[need]
+        allowed, cards = groups[g]
+        total = 0
+        for split in _splits(len(cards), allowed, view.hidden):
+            rest = (need[0] - split[0], need[1] - split[1], need[2] - split[2])
+            if min(rest) >= 0:
+                total += _ways(len(cards), split) * count(g + 1, rest)
+        table[need] = total
+        return total
+
+    count(0, _needs(view))
+    return groups, tables
+
+
+def count_layouts(view: View) -> int:
+    """Layouts of the unseen cards respecting the sizes and the per-card inferences."""
+    groups, tables = _completions(view)
+    return tables[0].get(_needs(view), 0)
+
+
+def sample_layout(view: View, rng: random.Random, _cache: dict | None = None) -> tuple[int, int, int, int]:
+    """One layout drawn uniformly among those `count_layouts` counts (current hands, all four seats)."""
+    groups, tables = _cache["c"] if _cache and "c" in _cache else _completions(view)
+    if _cache is not None:
+        _cache["c"] = (groups, tables)
+    need = _needs(view)
+    hands = list(view.fixed)
+    hands[view.seat] = view.hand
+    for g, (allowed, cards) in enumerate(groups):
+        options = []
+        for split in _splits(len(cards), allowed, view.hidden):
+            rest = (need[0] - split[0], need[1] - split[1], need[2] - split[2])
+            if min(rest) >= 0:
+                w = _ways(len(cards), split) * tables[g + 1].get(rest, 0)
+                if w:
+                    options.append((split, w))
+        pick = rng.randrange(sum(w for _, w in options))
+        for split, w in options:
+            if pick < w:
+                break
+            pick -= w
+        order = list(cards)
+        rng.shuffle(order)
+        k = 0
+        for seat, n in zip(view.hidden, split):
+            for c in order[k:k + n]:
+                hands[seat] |= 1 << c
+            k += n
+        need = (need[0] - split[0], need[1] - split[1], need[2] - split[2])
+    return tuple(hands)
+
+
+# ---------------------------------------------------------------- the advice
+
+
+@dataclass(frozen=True)
+class CardAdvice:
+    card: str
+    mean: float
+    sd: float
+    se: float
+    """Standard error of the mean."""
+    goal: float | None = None
+    """How often the card reaches the goal (a frequency), with a goal."""
+    goal_se: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"card": self.card, "mean": round(self.mean, 4), "sd": round(self.sd, 4),
+                               "se": round(self.se, 4)}
+        if self.goal is not None:
+            out["goal"] = round(self.goal, 4)
+            out["goal_se"] = round(self.goal_se, 4)
+        return out
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Advice after `samples` layouts: the legal cards, best mean first."""
+
+    seat: str
+    samples: int
+    cards: tuple[CardAdvice, ...]
+    goal: int | None
+    rejected: int
+    layouts: int
+    """Layouts respecting the per-card inferences (an upper bound of the consistent ones)."""
+    done: bool = True
+
+    @property
+    def best(self) -> list[str]:
+        """The cards with the best mean (or, with a goal, the best frequency, then mean)."""
+        if not self.cards:
+            return []
+        top = self.cards[0]
+        return [c.card for c in self.cards if _rank(c, self.goal) == _rank(top, self.goal)]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat, "samples": self.samples, "best": self.best,
+                               "cards": [c.to_json() for c in self.cards], "rejected": self.rejected,
+                               "layouts": self.layouts, "done": self.done}
+        if self.goal is not None:
+            out["goal"] = self.goal
+        return out
+
+
+def _rank(c: CardAdvice, goal: int | None) -> tuple:
+    return (round(c.goal, 9), round(c.mean, 9)) if goal is not None else (round(c.mean, 9),)
+
+
+def _summarise(view: View, values: dict[str, list[int]], goal: int | None, rejected: int, layouts: int,
+               done: bool) -> Advice:
+    out = []
+    for card, vs in values.items():
+        n = len(vs)
+        mean = sum(vs) / n if n else 0.0
+        var = sum((v - mean) ** 2 for v in vs) / (n - 1) if n > 1 else 0.0
+        sd = math.sqrt(var)
+        g = gse = None
+        if goal is not None and n:
+            g = sum(1 for v in vs if v >= goal) / n
+            gse = math.sqrt(g * (1 - g) / n)
+        out.append(CardAdvice(card, mean, sd, sd / math.sqrt(n) if n else 0.0, g, gse))
+    profile = view.profile
+    out.sort(key=lambda c: tuple(-x for x in _rank(c, goal)) + (sort_key(parse_card(c.card, profile)),))
+    return Advice(SEATS[view.seat], len(next(iter(values.values()), [])), tuple(out), goal, rejected,
+                  layouts, done)
+
+
+def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+                solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
+                timeout: float | None = None) -> Iterator[Advice]:
+    """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`)."""
+    if not isinstance(view, View):
+        view = View.from_json(view)
+    if samples < 1:
+        raise ValueError(f"samples: {samples} must be at least 1")
+    if every < 1:
+        raise ValueError(f"every: {every} must be at least 1")
+    solver = solver or default_solver()
+    rng = random.Random(seed)
+    cache: dict = {}
+    layouts = count_layouts(view)
+    legal, _, _ = view.position(sample_layout(view, random.Random(seed), cache)).legal_mask()
+    values: dict[str, list[int]] = {card_name(c, view.profile): [] for c in cards_of(legal)}
+    limit = max_attempts if max_attempts is not None else 100 * samples
+    attempts = rejected = 0
+    n = 0
+    while n < samples:
+        if attempts >= limit:
+            raise AdviceError(f"{rejected} of {attempts} drawn layouts contradicted the play "
+                              f"(max_attempts {limit}): too few consistent layouts were found")
+        attempts += 1
+        hands = sample_layout(view, rng, cache)
+        if not view.consistent(hands):
+            rejected += 1
+            continue
+        sol = solver.solve(view.position(hands), mode="all", timeout=timeout)
+        for card, v in sol.values.items():
+            values[card].append(v)
+        n += 1
+        if n % every == 0 and n < samples:
+            yield _summarise(view, values, goal, rejected, layouts, False)
+    yield _summarise(view, values, goal, rejected, layouts, True)
+
+
+def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+           solver: Solver | None = None, progress: Callable[[int], None] | None = None,
+           max_attempts: int | None = None, timeout: float | None = None) -> Advice:
+    """The advice after `samples` layouts (see the module's docstring); `progress(n)` after each sample."""
+    last = None
+    for last in advise_iter(view, samples, seed, goal, solver, 1, max_attempts, timeout):
+        if progress is not None:
+            progress(last.samples)
+    return last
+
+
+def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> dict[str, Any]:
+    """The view JSON of the player to move after `play` from a full deal's position JSON (tests, benchmarks)."""
+    start = Position.from_json(deal)
+    pos = start
+    for c in play:
+        pos = pos.play(c)
+    s = SEATS[pos.to_move] if seat is None else seat
+    out = {"game": start.profile.name, "trump": start.trump, "seat": s, "hand": " ".join(pos.hand(s)),
+           "leader": SEATS[start.leader], "play": list(play)}
+    if deal.get("shown") is not None:
+        out["shown"] = deal["shown"]
+        out["dealer"] = deal.get("dealer") or SEATS[(start.leader - start.profile.step) % 4]
+    return out
+
+
+
+def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int | None = None
+                       ) -> list[tuple[int, int, int, int]]:
+    """`count` layouts drawn uniformly among those consistent with the play (no solving)."""
+    rng = random.Random(seed)
+    cache: dict = {}
+    out = []
+    limit = max_attempts if max_attempts is not None else 100 * count
+    for _ in range(limit):
+        if len(out) == count:
+            break
+        hands = sample_layout(view, rng, cache)
+        if view.consistent(hands):
+            out.append(hands)
+    if len(out) < count:
+        raise AdviceError(f"only {len(out)} consistent layouts in {limit} draws")
+    return out
+
+
+__all__ += ["consistent_layouts"]
+
+
+# ---------------------------------------------------------------- verdicts for the play analysis
+
+VERDICTS = ("good", "unlucky", "mistake", "lucky")
+
+
+def verdict(card: str, advice: Advice, cost: int) -> dict[str, Any]:
+    """The single-dummy verdict of a played card beside its double-dummy `cost`.
+
+    `loss` is the best card's mean minus the played card's mean (what the card
+    gave away on average with what its player could see). A loss is
+    significant when it exceeds both half a point and twice its standard error
+    (the two means' errors combined, the same layouts being solved for both, so
+    this is conservative). "good": no double-dummy cost and no significant
+    loss; "unlucky": a double-dummy cost but no significant loss (the right
+    card on what was visible); "mistake": a significant loss; "lucky" is a
+    significant loss without a double-dummy cost.
+    """
+    cards = {c.card: c for c in advice.cards}
+    top, mine = advice.cards[0], cards[card]
+    loss = top.mean - mine.mean
+    se = math.hypot(top.se, mine.se)
+    significant = loss > 0.5 and loss > 2 * se
+    kind = ("mistake" if cost > 0 else "lucky") if significant else ("unlucky" if cost > 0 else "good")
+    return {"mean": round(mine.mean, 4), "best_mean": round(top.mean, 4), "loss": round(loss, 4),
+            "loss_se": round(se, 4), "best": advice.best, "samples": advice.samples, "verdict": kind}
+
+
+__all__ += ["verdict", "VERDICTS"]

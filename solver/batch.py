@@ -1,0 +1,348 @@
+"""Batch runs on a Dask `distributed` cluster: `solve`, `table`, `analyze`, `puzzles` over many deals.
+
+Items come from a JSON-lines file (item ``i`` is its i-th non-blank line) or
+from a generated stream (``generated_item(job, game, seed, i)``: deal ``i`` of
+the seed; `analyze` and `puzzles` get a whole deal of random legal play).
+Items are sent in chunks; each worker process keeps one `Solver` (created on
+first use, so its transposition table persists between tasks) and searches
+with the GIL released. Every output line is
+``{"index": i, "position": <the item>, ...the job's result...}`` where the
+result is what the single-machine command prints for the item (`solve`: its
+``value``, ``values``, ...; `table`: the table JSON; `analyze`: the analysis
+JSON; `puzzles`: ``{"puzzles": [...]}``, the puzzles mined at the item's trick
+boundaries), or ``{"error": ...}``.
+
+Resuming: the output file is read first; the indices of its complete lines are
+skipped and a trailing partial line is cut off. A chunk's lines are written in
+one write and flushed, and the writer drops any index already written, so a
+task retried after a worker died never writes a line twice.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO
+
+from .position import Position, json_object
+from .profiles import get_profile
+from .solve import DEFAULT_MEMORY, SearchStopped, Solver
+
+__all__ = ["JOBS", "run_job", "run_chunk", "generated_item", "read_done", "run_batch", "BatchStats",
+           "local_cluster", "prepare_worker"]
+
+JOBS = ("solve", "table", "analyze", "puzzles")
+
+# ------------------------------------------------------------ worker side
+
+_solver: Solver | None = None
+_solver_memory = 0
+
+
+def worker_solver(memory: int = DEFAULT_MEMORY) -> Solver:
+    """This process's solver: made on first use and kept, so its table serves every later task."""
+    global _solver, _solver_memory
+    if _solver is None or _solver_memory != memory:
+        _solver, _solver_memory = Solver(memory), memory
+    return _solver
+
+
+def prepare_worker(memory: int = DEFAULT_MEMORY) -> int:
+    """Make this worker's solver now (`client.run(prepare_worker)`); returns its table bytes."""
+    return worker_solver(memory).memory
+
+
+def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The result of one item, as the single-machine command prints it."""
+    options = options or {}
+    timeout = options.get("timeout")
+    if job == "solve":
+        sol = solver.solve(Position.from_json(item), mode=options.get("mode", "all"),
+                           objective=options.get("objective", "points"), target=options.get("target"),
+                           timeout=timeout)
+        return sol.to_json()
+    if job == "table":
+        from .table import table_of
+        return table_of(item, solver, timeout).to_json()
+    if job == "analyze":
+        from .analysis import analyze
+        return analyze(item, solver, timeout=timeout).to_json()
+    if job == "puzzles":
+        from .puzzles import mine
+        return {"puzzles": [p.to_json() for p in mine(item, options.get("min_tricks", 3),
+                                                      options.get("max_tricks", 7), options.get("margin", 3),
+                                                      solver)]}
+    raise ValueError(f"job: {job!r} is not one of {', '.join(JOBS)}")
+
+
+def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]:
+    """Item `index` of the generated stream of `seed`: the start of a deal (a random dealer);
+    for `analyze` and `puzzles`, with a whole deal of random legal play in ``play``."""
+    from .deal import deal
+    rng = random.Random(f"malilla-dd batch {game} {seed} {index}")
+    d = deal(get_profile(game), rng.randrange(1 << 31), dealer=rng.randrange(4))
+    item = d.to_position_json()
+    if job in ("analyze", "puzzles"):
+        if d.shown is not None:
+            from .cards import card_name
+            item["shown"] = card_name(d.shown, d.profile)
+        position = Position.from_json({k: v for k, v in item.items() if k not in ("dealer", "shown")})
+        play = []
+        while not position.is_over:
+            card = rng.choice(position.legal_moves())
+            play.append(card)
+            position = position.play(card)
+        item["play"] = play
+    return item
+
+
+def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
+              generate: tuple[str, int] | None = None) -> list[tuple[int, str]]:
+    """A task: each (index, item) to its output line (JSON text without newline).
+
+    With `generate` = (game, seed) the items are indices only and are dealt here.
+    """
+    solver = worker_solver(options.get("memory", DEFAULT_MEMORY))
+    out = []
+    for index, item in items:
+        line: dict[str, Any] = {"index": index}
+        try:
+            if generate is not None:
+                item = generated_item(job, generate[0], generate[1], index)
+            else:
+                item = dict(json_object(item))
+            line["position"] = item
+            line.update(run_job(job, item, solver, options))
+        except (ValueError, SearchStopped) as e:
+            line.setdefault("position", item)
+            line["error"] = str(e)
+        out.append((index, json.dumps(line)))
+    return out
+
+
+# ------------------------------------------------------------ output and resuming
+
+
+def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None) -> set[int]:
+    """Indices of the complete lines of an earlier run's output; cuts off a trailing partial line.
+
+    `on_line` sees each of those lines (so a resumed run's statistics cover the whole file)."""
+    done: set[int] = set()
+    if not os.path.exists(path):
+        return done
+    with open(path, "rb+") as f:
+        data = f.read()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            f.truncate(end)
+    for raw in data[:end].splitlines():
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            index = int(line["index"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if index in done:
+            continue
+        done.add(index)
+        if on_line is not None:
+            on_line(line)
+    return done
+
+
+class BatchStats:
+    """Aggregates of a run's results: per game and trump, the distribution of the dealer's side's
+    double-dummy deal score, the dealer's side's win rate, and the par choices (from `table`);
+    the dealer's side's double-dummy points (from `solve` of deal starts)."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.errors = 0
+        self.scores: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+        self.wins: dict[str, Counter] = defaultdict(Counter)
+        self.par: dict[str, Counter] = defaultdict(Counter)
+        self.points: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+
+    def add(self, job: str, line: dict[str, Any]) -> None:
+        self.items += 1
+        if "error" in line:
+            self.errors += 1
+            return
+        position = line.get("position") or {}
+        game = position.get("game", "?")
+        if job == "table":
+            for par in line.get("par", []):
+                for choice in par["choices"]:
+                    self.scores[game][choice["trump"]][choice["dealer_score"]] += 1
+                    if choice["trump"] == line.get("trump"):
+                        self._win(game, "deal_trump", choice["dealer_score"])
+                if par["names_trump"]:
+                    self._win(game, "par", par["score"])
+                    self.par[game]["/".join(par["best"])] += 1
+        elif job == "solve" and "value" in line and position.get("dealer") and not position.get("trick"):
+            # the dealer sits before the leader: the other side
+            total = get_profile(game).total_points
+            self.points[game][position["trump"]][total - line["value"]] += 1
+
+    def _win(self, game: str, key: str, score: int) -> None:
+        self.wins[game][key + "_deals"] += 1
+        self.wins[game][key + "_wins"] += score > 0
+        self.wins[game][key + "_ties"] += score == 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"items": self.items, "errors": self.errors}
+        if self.scores:
+            out["deal_scores"] = {g: {t: _dist(c) for t, c in sorted(by.items())} for g, by in self.scores.items()}
+        if self.wins:
+            rates = {}
+            for g, w in self.wins.items():
+                rates[g] = {}
+                for key in ("deal_trump", "par"):
+                    n = w[key + "_deals"]
+                    if n:
+                        rates[g][key] = {"deals": n, "win_rate": round(w[key + "_wins"] / n, 4),
+                                         "tie_rate": round(w[key + "_ties"] / n, 4)}
+            out["dealer_side"] = rates
+        if self.par:
+            out["par_choices"] = {g: dict(c.most_common()) for g, c in self.par.items()}
+        if self.points:
+            out["dealer_side_points"] = {g: {t: _dist(c) for t, c in sorted(by.items())}
+                                         for g, by in self.points.items()}
+        return out
+
+    def format(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+
+def _dist(counter: Counter) -> dict[str, Any]:
+    n = sum(counter.values())
+    mean = sum(k * v for k, v in counter.items()) / n if n else 0.0
+    return {"deals": n, "mean": round(mean, 3), "counts": {str(k): counter[k] for k in sorted(counter)}}
+
+
+# ------------------------------------------------------------ the driver
+
+
+def local_cluster(workers: int | None = None, memory_limit: str | int = 0):
+    """An embedded Dask cluster: `workers` processes (default one per core), one thread each."""
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                        dashboard_address=None, memory_limit=memory_limit, silence_logs=40)
+
+
+def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[int, Any]]]:
+    chunk: list[tuple[int, Any]] = []
+    for pair in items:
+        chunk.append(pair)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
+    index = 0
+    for line in stream:
+        if line.strip():
+            yield index, line
+            index += 1
+
+
+def run_batch(job: str, out_path: str | None, *, client=None, address: str | None = None,
+              workers: int | None = None, source: TextIO | None = None, game: str | None = None,
+              deals: int | None = None, seed: int = 0, chunk: int = 8, options: dict[str, Any] | None = None,
+              progress: bool = False, stats: BatchStats | None = None, retries: int = 3,
+              out: TextIO | None = None) -> dict[str, int]:
+    """Run `job` over `source` (JSON lines) or `deals` generated deals of `game`, appending to `out_path`
+    (or writing to `out`, standard output by default). Uses `client`, else a client of the
+    cluster at `address`, else an embedded `local_cluster(workers)`.
+
+    Returns {"done": lines written now, "skipped": finished before, "total": items}. `stats`
+    aggregates every line of the output file, those of an earlier run included.
+    """
+    from distributed import Client, as_completed
+
+    if job not in JOBS:
+        raise ValueError(f"job: {job!r} is not one of {', '.join(JOBS)}")
+    if (source is None) == (deals is None):
+        raise ValueError("give an input file or --game/--deals, not both")
+    options = dict(options or {})
+    done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line))) if out_path else set()
+    generate = None
+    if source is None:
+        get_profile(game)
+        generate = (game, seed)
+        total: int | None = deals
+        pending: Iterable[tuple[int, Any]] = ((i, None) for i in range(deals) if i not in done)
+    else:
+        total = _count(source)
+        pending = ((i, line) for i, line in _file_items(source) if i not in done)
+    skipped = len(done) if total is None else len([i for i in done if i < total])
+
+    own_cluster = own_client = None
+    if client is None:
+        if address is None:
+            own_cluster = local_cluster(workers)
+            client = own_client = Client(own_cluster)
+        else:
+            client = own_client = Client(address)
+    sink = open(out_path, "a", encoding="utf-8") if out_path else (out or sys.stdout)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=None if total is None else total - skipped, unit="deal", file=sys.stderr,
+                   dynamic_ncols=True, smoothing=0.1)
+    written = 0
+    try:
+        nworkers = max(1, len(client.scheduler_info().get("workers", {})))
+        window = max(4, 3 * nworkers)
+        chunks = _chunks(pending, max(1, chunk))
+        running = as_completed()
+        for c in chunks:
+            running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))
+            if running.count() >= window:
+                break
+        for future in running:
+            lines = [(i, text) for i, text in future.result() if i not in done]
+            future.release()
+            if lines:
+                sink.write("".join(text + "\n" for _, text in lines))
+                sink.flush()
+                for i, text in lines:
+                    done.add(i)
+                    if stats is not None:
+                        stats.add(job, json.loads(text))
+                written += len(lines)
+                if bar is not None:
+                    bar.update(len(lines))
+            c = next(chunks, None)
+            if c is not None:
+                running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))
+    finally:
+        if bar is not None:
+            bar.close()
+        if out_path:
+            sink.close()
+        if own_client is not None:
+            own_client.close()
+        if own_cluster is not None:
+            own_cluster.close()
+    return {"done": written, "skipped": skipped, "total": total if total is not None else skipped + written}
+
+
+def _count(stream: TextIO) -> int | None:
+    try:
+        if not stream.seekable():
+            return None
+        start = stream.tell()
+        n = sum(1 for line in stream if line.strip())
+        stream.seek(start)
+        return n
+    except (OSError, ValueError):
+        return None
+

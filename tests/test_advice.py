@@ -1,0 +1,427 @@
+"""Single-dummy advice: each inference rule on played histories (no sampled layout contradicts it),
+uniformity by counting on a small case, determinism, the fully determined case against double
+dummy, and the `advise` command."""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from conftest import played_deal
+from solver import Position
+from solver.advice import (View, advise, advise_iter, consistent_layouts, count_layouts,
+                           view_of)
+from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
+from solver.position import PositionError
+from solver.rules import trump_index
+from solver import _core
+from solver.solve import Solver
+
+SOLVER = Solver(16 << 20)
+
+
+def _trick_state(profile, trump, trick):
+    """(index of the winning card, winning card) of a trick in progress."""
+    w = _core.trick_winner(tuple(trick), trump_index(trump))
+    return w, trick[w]
+
+
+def triggers(obj: dict) -> list[tuple[str, int, int]]:
+    """The inferences that the public play of `obj` gives, as (rule, play index, seat), with each
+    rule stated from RULES.md independently of the library's inference code."""
+    start = Position.from_json(obj)
+    profile, trump = start.profile, start.trump
+    t = None if trump == "NT" else "SHDC".index(trump)
+    pos, out = start, []
+    for i, name in enumerate(obj["play"]):
+        c = parse_card(name, profile)
+        s = pos.to_move
+        trick = list(pos.trick)
+        if trick:
+            lead = trick[0] >> 4
+            w, win = _trick_state(profile, trump, trick)
+            wseat = (pos.leader + w * profile.step) % 4
+            rival = (wseat - s) % 2 == 1
+            suit = c >> 4
+            if suit != lead:
+                out.append(("void", i, s))
+                if rival and t is not None and win >> 4 != t and suit != t:
+                    out.append(("no-trump", i, s))
+                if rival and t is not None and lead != t and win >> 4 == t and not (suit == t and c > win):
+                    out.append(("no-overtrump", i, s))
+                if (profile.protected_rank is not None and name.startswith("7") and suit != t
+                        and not pos.led >> suit & 1):
+                    out.append(("protected-seven", i, s))
+                if profile.undertrump_ban and t is not None and lead != t and win >> 4 == t \
+                        and suit == t and c < win:
+                    out.append(("undertrump", i, s))
+            elif rival and win >> 4 == lead and c < win:
+                out.append(("no-beat", i, s))
+        pos = pos.play(name)
+    return out
+
+
+def holds_then(obj: dict, hands, index: int, seat: int) -> list[int]:
+    """The hand `seat` held before playing card `index`: its sampled current hand plus what it played
+    from then on."""
+    profile = get_profile_of(obj)
+    start = Position.from_json(obj)
+    pos, later = start, 0
+    for i, name in enumerate(obj["play"]):
+        if i >= index and pos.to_move == seat:
+            later |= 1 << parse_card(name, profile)
+        pos = pos.play(name)
+    return cards_of(hands[seat] | later)
+
+
+def get_profile_of(obj):
+    return Position.from_json(obj).profile
+
+
+def forbidden(rule: str, obj: dict, index: int) -> int:
+    """The cards that inference `rule` of card `index` says its player did not hold then (a mask),
+    stated from RULES.md."""
+    start = Position.from_json(obj)
+    profile, trump = start.profile, start.trump
+    t = None if trump == "NT" else "SHDC".index(trump)
+    pos = start
+    for name in obj["play"][:index]:
+        pos = pos.play(name)
+    c = parse_card(obj["play"][index], profile)
+    lead = pos.trick[0] >> 4
+    _, win = _trick_state(profile, trump, pos.trick)
+    if rule == "void":
+        bad = lambda h: h >> 4 == lead
+    elif rule == "no-beat":
+        bad = lambda h: h >> 4 == lead and h > win
+    elif rule == "no-trump":
+        bad = lambda h: h >> 4 == t
+    elif rule == "no-overtrump":
+        bad = lambda h: h >> 4 == t and h > win
+    elif rule == "protected-seven":
+        bad = lambda h: not (card_name(h, profile).startswith("7") and h >> 4 != t and not pos.led >> (h >> 4) & 1)
+    elif rule == "undertrump":
+        bad = lambda h: not (h >> 4 == t and h < win)
+    else:
+        raise AssertionError(rule)
+    return sum(1 << h for h in deck(profile) if h != c and bad(h))
+
+
+def check(rule: str, obj: dict, hands, index: int, seat: int) -> bool:
+    """Whether the sampled layout agrees with the inference `rule` of card `index`."""
+    return not forbidden(rule, obj, index) & mask_of(holds_then(obj, hands, index, seat))
+
+
+def steered_deal(game: str, seed: int, style: str) -> dict:
+    """A seeded deal played legally by a simple style, to make rare obligations happen:
+    "hoard" keeps the plain sevens and leads trumps or suits whose seven is gone (Malilla's
+    protected seven ends up discarded); "low" plays the lowest card and keeps trumps (Manille's
+    undertrump)."""
+    obj = played_deal(game, seed, cards=0)
+    pos = Position.from_json(obj)
+    t, rng, play = pos.trump, random.Random(seed), []
+    while not pos.is_over:
+        gone = {c[-1] for c in play if c.startswith("7")}
+
+        def key(c: str):
+            if style == "low":
+                return (c[-1] == t, parse_card(c, pos.profile) & 15, rng.random())
+            seven = c.startswith("7") and c[-1] != t
+            return (seven, not pos.trick and c[-1] != t and c[-1] not in gone, rng.random())
+
+        card = min(pos.legal_moves(), key=key)
+        play.append(card)
+        pos = pos.play(card)
+    obj["play"] = play
+    return obj
+
+
+STYLES = {"protected-seven": "hoard", "undertrump": "low"}
+
+
+def occurrences(game: str, rule: str, wanted: int = 3):
+    """Views of the seat to move a few cards after a play that gives `rule`, from played deals."""
+    found = []
+    for seed in range(300):
+        obj = steered_deal(game, seed, STYLES[rule]) if rule in STYLES else played_deal(game, seed)
+        play = obj["play"]
+        players = [p for p in _players(obj)]
+        for r, i, s in triggers(obj):
+            if r != rule:
+                continue
+            for k in range(i + 1, min(i + 6, len(play))):
+                if players[k] != s:
+                    view = View.from_json(view_of(obj, play[:k]))
+                    if forbidden(rule, obj, i) & view.unseen:   # the rule tells something not yet public
+                        found.append((obj, i, s, k))
+                    break
+            if len(found) >= wanted:
+                return found
+    return found
+
+
+def _players(obj):
+    pos = Position.from_json(obj)
+    for name in obj["play"]:
+        yield pos.to_move
+        pos = pos.play(name)
+
+
+RULES = [("malilla", "void"), ("manille", "void"), ("malilla", "no-beat"), ("manille", "no-beat"),
+         ("malilla", "no-trump"), ("manille", "no-trump"), ("malilla", "no-overtrump"),
+         ("manille", "no-overtrump"), ("malilla", "protected-seven"), ("manille", "undertrump")]
+
+
+@pytest.mark.parametrize("game, rule", RULES)
+def test_no_sampled_layout_contradicts_an_inference(game, rule):
+    cases = occurrences(game, rule)
+    assert cases, f"no {rule} in {game} play"
+    for obj, i, s, k in cases:
+        view = View.from_json(view_of(obj, obj["play"][:k]))
+        for hands in consistent_layouts(view, 25, seed=i):
+            assert check(rule, obj, hands, i, s), (rule, obj["play"][:k], SEATS[s])
+            # and the layout replays: the library's own check of every card of the history
+            Position.from_json({**view.position(hands).to_json()})
+        # the library inferred at least what the rule says about the unseen cards
+        told = forbidden(rule, obj, i) & view.unseen
+        assert told and view.excluded[s] & told == told
+
+
+def test_the_real_layout_is_always_consistent():
+    for game in ("malilla", "manille"):
+        for seed in range(6):
+            obj = played_deal(game, seed)
+            pos = Position.from_json(obj)
+            for k, name in enumerate(obj["play"][:-1]):
+                pos = pos.play(name)
+                if k % 5:
+                    continue
+                view = View.from_json(view_of(obj, obj["play"][:k + 1]))
+                assert view.consistent(pos.hands)
+                assert all(not (view.excluded[s] & pos.hands[s]) for s in range(4))
+
+
+def _enumerate(view: View) -> list[tuple[int, ...]]:
+    """Every layout of the unseen cards with the right sizes that the library's strict position check
+    accepts (independent of the inference masks)."""
+    unseen = cards_of(view.unseen)
+    hidden = view.hidden
+    needs = [view.sizes[s] - bin(view.fixed[s]).count("1") for s in hidden]
+    out = []
+    for first in itertools.combinations(unseen, needs[0]):
+        rest = [c for c in unseen if c not in first]
+        for second in itertools.combinations(rest, needs[1]):
+            third = [c for c in rest if c not in second]
+            hands = list(view.fixed)
+            hands[view.seat] = view.hand
+            for s, cs in zip(hidden, (first, second, third)):
+                for c in cs:
+                    hands[s] |= 1 << c
+            try:
+                Position.from_json(view.position(tuple(hands)).to_json())
+            except PositionError:
+                continue
+            out.append(tuple(hands))
+    return out
+
+
+def _small_view():
+    """A view with several consistent layouts and a few excluded by the play."""
+    for seed in range(100):
+        obj = played_deal("malilla", seed)
+        k = len(obj["play"]) - 12
+        view = View.from_json(view_of(obj, obj["play"][:k]))
+        n = count_layouts(view)
+        if any(view.excluded) and 20 <= n <= 80:
+            return view
+    pytest.fail("no small view")
+
+
+def test_sampling_is_uniform_among_consistent_layouts():
+    view = _small_view()
+    layouts = _enumerate(view)
+    assert 2 <= len(layouts) <= count_layouts(view)
+    draws = 100 * len(layouts)
+    counts = Counter(consistent_layouts(view, draws, seed=3))
+    assert set(counts) == set(layouts), "exactly the consistent layouts are drawn"
+    expected = draws / len(layouts)
+    chi2 = sum((counts[h] - expected) ** 2 / expected for h in layouts)
+    dof = len(layouts) - 1
+    # chi-square with dof degrees of freedom: mean dof, sd sqrt(2 dof); 5 sd is far out
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+def test_the_same_seed_gives_the_same_advice():
+    obj = played_deal("manille", 4)
+    view = view_of(obj, obj["play"][:9])
+    a = advise(view, samples=12, seed=7, goal=20, solver=SOLVER)
+    b = advise(view, samples=12, seed=7, goal=20, solver=SOLVER)
+    assert a.to_json() == b.to_json()
+    assert a.samples == 12 and a.done
+    cards = {c.card for c in a.cards}
+    assert cards == set(View.from_json(view).position(
+        consistent_layouts(View.from_json(view), 1)[0]).legal_moves())
+    for c in a.cards:
+        assert 0 <= c.goal <= 1 and c.se == pytest.approx(c.sd / 12 ** 0.5)
+
+
+def test_partial_results_accumulate():
+    obj = played_deal("malilla", 2)
+    items = list(advise_iter(view_of(obj, obj["play"][:13]), samples=10, seed=1, every=3, solver=SOLVER))
+    assert [a.samples for a in items] == [3, 6, 9, 10]
+    assert [a.done for a in items] == [False, False, False, True]
+
+
+def _determined():
+    for game in ("malilla", "manille"):
+        for seed in range(40):
+            obj = played_deal(game, seed)
+            n = len(obj["play"])
+            for k in range(n - 10, n - 1):
+                view = View.from_json(view_of(obj, obj["play"][:k]))
+                if count_layouts(view) == 1:
+                    pos = Position.from_json(obj)
+                    for name in obj["play"][:k]:
+                        pos = pos.play(name)
+                    if len(pos.legal_moves()) >= 2 and bin(view.unseen).count("1") >= 4:
+                        yield obj, k, pos
+
+
+def test_a_fully_determined_layout_gives_the_double_dummy_values():
+    cases = list(itertools.islice(_determined(), 4))
+    assert len(cases) >= 3
+    for obj, k, pos in cases:
+        advice = advise(view_of(obj, obj["play"][:k]), samples=3, seed=0, solver=SOLVER)
+        dd = SOLVER.solve(pos).values
+        assert {c.card: c.mean for c in advice.cards} == dd
+        assert all(c.sd == 0 for c in advice.cards)
+        assert set(advice.best) == {c for c, v in dd.items() if v == max(dd.values())}
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"seat": "E"}, "seat"),
+    ({"hand": "7S"}, "hand"),
+    ({"play": ["ZZ"]}, "play"),
+    ({"game": "bridge"}, "game"),
+])
+def test_bad_views_name_the_field(bad, field):
+    obj = played_deal("malilla", 1)
+    view = {**view_of(obj, obj["play"][:6]), **bad}
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert e.value.field == field
+
+
+def test_the_shown_card_stays_with_the_dealer():
+    obj = played_deal("malilla", 5)
+    k = 3
+    view = View.from_json(view_of(obj, obj["play"][:k]))
+    dealer = SEATS.index(obj["dealer"])
+    shown = parse_card(obj["shown"], view.profile)
+    if obj["shown"] not in obj["play"][:k] and dealer != view.seat:
+        for hands in consistent_layouts(view, 20):
+            assert hands[dealer] >> shown & 1
+
+
+def test_advise_command(tmp_path, capsys):
+    from solver.cli import main
+    obj = played_deal("manille", 6)
+    views = [view_of(obj, obj["play"][:k]) for k in (10, 17)]
+    path = tmp_path / "views.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in views) + "\n{\"game\": 1}\n")
+    assert main(["advise", str(path), "--samples", "6", "--seed", "2", "--goal", "15", "--progress"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(out) == 3 and "error" in out[2]
+    for line, view in zip(out, views):
+        assert line == advise(view, samples=6, seed=2, goal=15, solver=SOLVER).to_json()
+
+
+def test_the_analysis_adds_single_dummy_verdicts(capsys, tmp_path):
+    from solver.advice import VERDICTS
+    from solver.analysis import analyze
+    from solver.cli import main
+    obj = played_deal("manille", 3)
+    plain = analyze(obj, SOLVER)
+    rich = analyze(obj, SOLVER, single_dummy=6, seed=1)
+    assert "single_dummy" not in plain.to_json()["cards"][0]
+    for a, b in zip(plain.cards, rich.cards):
+        assert (a.card, a.cost, a.values) == (b.card, b.cost, b.values)
+        if b.forced:
+            assert b.single_dummy is None
+            continue
+        sd = b.single_dummy
+        assert sd["verdict"] in VERDICTS and sd["samples"] == 6
+        assert sd["loss"] == pytest.approx(sd["best_mean"] - sd["mean"], abs=1e-3) and sd["loss"] >= -1e-9
+        assert (sd["verdict"] in ("unlucky", "mistake")) == (b.cost > 0)
+    path = tmp_path / "played.jsonl"
+    path.write_text(json.dumps(obj) + "\n")
+    assert main(["analyze", str(path), "--single-dummy", "6", "--seed", "1"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0]) == rich.to_json()
+
+
+def test_a_card_that_was_best_on_what_was_visible_is_unlucky_not_a_mistake():
+    from solver.advice import verdict
+    from solver.advice import Advice, CardAdvice
+    advice = Advice("N", 40, (CardAdvice("AS", 20.0, 4.0, 0.6), CardAdvice("KS", 19.8, 4.0, 0.6),
+                              CardAdvice("2S", 15.0, 4.0, 0.6)), None, 0, 1000)
+    assert verdict("KS", advice, cost=3)["verdict"] == "unlucky"
+    assert verdict("2S", advice, cost=3)["verdict"] == "mistake"
+    assert verdict("AS", advice, cost=0)["verdict"] == "good"
+    assert verdict("2S", advice, cost=0)["verdict"] == "lucky"
+
+
+class TestHandMadeHistory:
+    """A Manille deal written out by hand (trump hearts, N leads):
+
+    trick 1: N AS, E 7D (void in spades, and did not trump a rival's trick),
+             S 8S, W 9S (followed under a rival's AS without beating it);
+    trick 2: N 7C, E 9C, S JC, W 8D (void in clubs, did not trump).
+    S, who won trick 2, is to lead and asks for advice.
+    """
+
+    HANDS = {"N": "AS 10S 7S 10H AH KH 8C 7C", "E": "10D AD KD 7D AC QC 10C 9C",
+             "S": "8S QH JH 9H 8H 7H KC JC", "W": "KS QS JS 9S QD JD 9D 8D"}
+    PLAY = ["AS", "7D", "8S", "9S", "7C", "9C", "JC", "8D"]
+
+    def view(self):
+        from solver.advice import View
+        hand = [c for c in self.HANDS["S"].split() if c not in self.PLAY]
+        return View.from_json({"game": "manille", "trump": "H", "seat": "S", "hand": " ".join(hand),
+                               "leader": "N", "play": self.PLAY})
+
+    def current_hands(self) -> tuple[int, int, int, int]:
+        from solver.cards import parse_cards
+        from solver.profiles import MANILLE
+        return tuple(sum(1 << c for c in parse_cards(self.HANDS[s], MANILLE) if c not in
+                         parse_cards(self.PLAY, MANILLE)) for s in "NESW")
+
+    def test_the_real_layout_is_consistent(self):
+        assert self.view().consistent(self.current_hands())
+
+    def test_no_sampled_layout_contradicts_the_play(self):
+        from solver.advice import consistent_layouts
+        from solver.cards import parse_cards
+        from solver.profiles import MANILLE
+
+        def mask(cards: str) -> int:
+            return sum(1 << c for c in parse_cards(cards, MANILLE))
+
+        spades = mask("10S AS KS QS JS 9S 8S 7S")
+        hearts = mask("10H AH KH QH JH 9H 8H 7H")
+        clubs = mask("10C AC KC QC JC 9C 8C 7C")
+        view = self.view()
+        layouts = consistent_layouts(view, 300, seed=5)
+        assert len(set(layouts)) > 5          # the sampler does explore
+        for n, e, s, w in layouts:
+            assert e & (spades | hearts) == 0      # void in spades; did not trump
+            assert w & (mask("10S") | clubs | hearts) == 0   # did not beat AS; void in clubs; did not trump
+            assert n & mask("10S 10H AH KH") == mask("10S 10H AH KH")   # so these can only be N's
+            assert [bin(h).count("1") for h in (n, e, w)] == [6, 6, 6]
+
+    def test_the_inferences_are_reported(self):
+        inferred = self.view().inferences()
+        assert {"10H", "AH", "KH", "10S"} <= set(inferred["E"].split())
+        assert {"10S", "10C", "AC", "QC", "8C", "10H"} <= set(inferred["W"].split())

@@ -1,0 +1,182 @@
+"""`malilla-dd batch` on a local Dask cluster of 2 worker processes: answers, resuming, a worker killed."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from solver import Position
+from solver.analysis import analyze
+from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk
+from solver.cli import main
+from solver.puzzles import mine
+from solver.solve import Solver
+from solver.table import table_of
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client
+
+    from solver.batch import local_cluster
+
+    with local_cluster(2) as lc, Client(lc) as client:
+        yield lc, client
+
+
+def read_lines(path) -> list[dict]:
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+def check_complete(lines: list[dict], n: int) -> None:
+    indices = [line["index"] for line in lines]
+    assert len(indices) == len(set(indices)), "an item was written twice"
+    assert sorted(indices) == list(range(n)), "an item is missing"
+
+
+def test_solve_generated_matches_solver(cluster, tmp_path):
+    _, client = cluster
+    out = tmp_path / "solve.jsonl"
+    summary = run_batch("solve", str(out), client=client, game="manille", deals=24, seed=5, chunk=4)
+    assert summary == {"done": 24, "skipped": 0, "total": 24}
+    lines = read_lines(out)
+    check_complete(lines, 24)
+    solver = Solver()
+    for line in lines:
+        assert line["position"] == generated_item("solve", "manille", 5, line["index"])
+        sol = solver.solve(Position.from_json(line["position"]))
+        assert (line["value"], line["values"], line["best"]) == (sol.value, sol.values, sol.best)
+
+
+def test_file_input_jobs_match_single_machine(cluster, tmp_path):
+    _, client = cluster
+    deals = [generated_item("analyze", game, 11, i) for game in ("manille", "malilla") for i in range(2)]
+    starts = [{k: v for k, v in d.items() if k not in ("play", "shown")} for d in deals]
+    solver = Solver()
+    for job, items, expect in (
+        ("table", starts, lambda item: table_of(item, solver).to_json()),
+        ("analyze", deals, lambda item: analyze(item, solver).to_json()),
+        ("puzzles", deals, lambda item: {"puzzles": [p.to_json() for p in mine(item, solver=solver)]}),
+    ):
+        text = "".join(json.dumps(item) + "\n\n" for item in items) + '{"game": "manille"}\n'
+        out = tmp_path / f"{job}.jsonl"
+        run_batch(job, str(out), client=client, source=io.StringIO(text), chunk=2)
+        lines = sorted(read_lines(out), key=lambda line: line["index"])
+        check_complete(lines, len(items) + 1)
+        assert "error" in lines[-1]
+        for line, item in zip(lines, items):
+            assert line.pop("position") == item
+            assert line.pop("index") is not None
+            assert line == expect(item), job
+
+
+def test_options_and_errors_in_a_chunk():
+    position = generated_item("solve", "manille", 1, 0)
+    out = run_chunk("solve", [(0, json.dumps(position)), (1, "{not json"), (2, position)],
+                    {"mode": "target", "target": 30})
+    assert [i for i, _ in out] == [0, 1, 2]
+    first, bad, third = (json.loads(text) for _, text in out)
+    assert set(first) == {"index", "position", "target", "reached", "card", "nodes"}
+    assert first["reached"] == (Solver().solve(Position.from_json(position)).value >= 30)
+    assert "error" in bad and bad["index"] == 1
+    assert third["reached"] == first["reached"]
+
+
+def test_resume_skips_finished_items_and_cuts_a_partial_line(cluster, tmp_path):
+    _, client = cluster
+    out = tmp_path / "resume.jsonl"
+    run_batch("solve", str(out), client=client, game="manille", deals=10, seed=2, chunk=3)
+    whole = read_lines(out)
+    data = out.read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 20     # half the lines and a partial one
+    out.write_bytes(data[:cut])
+    finished = read_done(str(out))
+    assert out.read_bytes().endswith(b"\n") and len(finished) == out.read_bytes().count(b"\n")
+    stats = BatchStats()
+    summary = run_batch("solve", str(out), client=client, game="manille", deals=10, seed=2, chunk=3, stats=stats)
+    assert summary["skipped"] == len(finished) and summary["done"] == 10 - len(finished)
+    lines = read_lines(out)
+    check_complete(lines, 10)
+    expect = BatchStats()
+    for line in whole:
+        expect.add("solve", line)
+    assert stats.to_json() == expect.to_json() and stats.items == 10
+    by_index = {line["index"]: line["values"] for line in whole}
+    assert all(line["values"] == by_index[line["index"]] for line in lines)
+    assert run_batch("solve", str(out), client=client, game="manille", deals=10, seed=2)["done"] == 0
+
+
+def test_a_killed_worker_loses_and_duplicates_nothing(cluster, tmp_path):
+    _, client = cluster
+    out = tmp_path / "killed.jsonl"
+    n = 36
+    result: dict = {}
+
+    def run():
+        result["summary"] = run_batch("solve", str(out), client=client, game="malilla", deals=n, seed=9, chunk=2,
+                                      options={"mode": "best"})
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") < 4):
+        time.sleep(0.05)
+    written = out.read_bytes().count(b"\n")
+    assert written < n, "the batch finished before a worker could be killed"
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    os.kill(victim, signal.SIGKILL)
+    thread.join(120)
+    assert not thread.is_alive()
+    assert result["summary"]["done"] == n
+    lines = read_lines(out)
+    check_complete(lines, n)
+    # the cluster replaced the worker
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(client.scheduler_info()["workers"]) < 2:
+        time.sleep(0.1)
+    assert victim not in client.run(os.getpid).values()
+    solver = Solver()
+    for line in sorted(lines, key=lambda line: line["index"])[::6]:
+        sol = solver.solve(Position.from_json(line["position"]), mode="best")
+        assert line["value"] == sol.value
+
+
+def test_cli_batch_on_a_cluster_address_with_stats(cluster, tmp_path, capsys):
+    lc, _ = cluster
+    out, stats_file = tmp_path / "table.jsonl", tmp_path / "stats.json"
+    assert main(["batch", "table", "--game", "manille", "--deals", "8", "--seed", "4", "--address",
+                 lc.scheduler_address, "-o", str(out), "--chunk", "2", "--stats", "--stats-file",
+                 str(stats_file)]) == 0
+    lines = read_lines(out)
+    check_complete(lines, 8)
+    stats = json.loads(stats_file.read_text())
+    err = capsys.readouterr().err
+    assert "8 items done" in err and '"par_choices"' in err
+    expect = BatchStats()
+    for line in lines:
+        expect.add("table", line)
+    assert stats == expect.to_json()
+    assert stats["items"] == 8 and stats["errors"] == 0
+    assert sum(d["deals"] for d in stats["deal_scores"]["manille"].values()) == 8 * 5
+    assert set(stats["deal_scores"]["manille"]) == {"S", "H", "D", "C", "NT"}
+    assert stats["dealer_side"]["manille"]["par"]["deals"] == 8
+    assert sum(stats["par_choices"]["manille"].values()) == 8
+    for line in lines:   # the par choice is the best dealer score
+        par = line["par"][0]
+        assert par["score"] == max(c["dealer_score"] for c in par["choices"])
+    # stdout, then the stream of JSON lines there
+    assert main(["batch", "solve", "--game", "manille", "--deals", "3", "--address", lc.scheduler_address]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    check_complete(printed, 3)
+
+
+def test_batch_needs_one_source(capsys):
+    with pytest.raises(SystemExit):
+        main(["batch", "solve"])
+    assert "--deals" in capsys.readouterr().err

@@ -1,0 +1,79 @@
+"""Advise, in process on a free loopback port: the stream of partial answers ends with the library's
+advice for the same view and seed; bad fields are named from "view"; cancellation frees the server."""
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from conftest import played_deal
+from server import convert
+from server._proto import pb
+from server_fixtures import module_fixtures, violations
+from solver.advice import advise, advise_iter, view_of
+
+server, stub, client = module_fixtures(workers=2, max_concurrent=8)
+
+
+def a_view(game: str = "malilla", seed: int = 3, cards: int = 14) -> dict:
+    obj = played_deal(game, seed)
+    return view_of(obj, obj["play"][:cards])
+
+
+@pytest.mark.parametrize("game", ["malilla", "manille"])
+def test_the_stream_ends_with_the_library_advice(stub, game):
+    view = a_view(game)
+    request = pb.AdviseRequest(view=convert.view_message(view), samples=9, seed=4, goal=20, progress_every=4)
+    items = [convert.advice_json(m) for m in stub.Advise(request, timeout=60)]
+    assert [i["samples"] for i in items] == [4, 8, 9]
+    assert [i["done"] for i in items] == [False, False, True]
+    expected = [a.to_json() for a in advise_iter(view, 9, 4, 20, every=4)]
+    assert items == expected
+    assert items[-1] == advise(view, samples=9, seed=4, goal=20).to_json()
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"seat": "X"}, "view.seat"),
+    ({"hand": ""}, "view.hand"),
+    ({"game": "bridge"}, "view.game"),
+])
+def test_bad_views_name_the_field(stub, change, field):
+    request = pb.AdviseRequest(view=convert.view_message({**a_view(), **change}), samples=5)
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.Advise(request, timeout=10))
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert [f for f, _ in violations(e.value)] == [field]
+
+
+def test_bad_options_name_the_field(stub):
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.Advise(pb.AdviseRequest(view=convert.view_message(a_view()), samples=0, progress_every=0),
+                         timeout=10))
+    assert [f for f, _ in violations(e.value)] == ["samples", "progress_every"]
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.Advise(pb.AdviseRequest(samples=3), timeout=10))
+    assert [f for f, _ in violations(e.value)] == ["view"]
+
+
+def test_a_cancelled_stream_frees_the_server(stub):
+    view = a_view("malilla", 5, 2)
+    stream = stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000, progress_every=1),
+                         timeout=60)
+    first = next(stream)
+    assert not first.done and first.samples == 1
+    stream.cancel()
+    items = list(stub.Advise(pb.AdviseRequest(view=convert.view_message(a_view()), samples=2), timeout=30))
+    assert items[-1].done
+
+
+def test_a_deadline_ends_the_stream(stub):
+    view = a_view("malilla", 5, 2)
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000), timeout=0.5))
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_the_client_streams_the_advice(client):
+    view = a_view("manille", 2, 9)
+    items = list(client.advise(view, samples=5, seed=1, progress_every=2))
+    assert [i["samples"] for i in items] == [2, 4, 5]
+    assert items[-1] == advise(view, samples=5, seed=1).to_json()
