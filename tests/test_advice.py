@@ -425,3 +425,33 @@ class TestHandMadeHistory:
         inferred = self.view().inferences()
         assert {"10H", "AH", "KH", "10S"} <= set(inferred["E"].split())
         assert {"10S", "10C", "AC", "QC", "8C", "10H"} <= set(inferred["W"].split())
+
+
+class TestHandMadeOvertrump:
+    """A Manille deal written out by hand (trump hearts, N leads): N 7S, E 9H (void, must trump),
+    S 8D (void; could not overtrump 9H and may not undertrump, so discards), W 8S. E won and asks.
+    S therefore holds no heart above 9H."""
+
+    HANDS = {"N": "10S AS KS 7S KH QH JH 7C", "E": "10H AH 9H 10D AD KD QD JD",
+             "S": "8H 7H 9D 8D 7D 10C AC KC", "W": "QS JS 9S 8S QC JC 9C 8C"}
+    PLAY = ["7S", "9H", "8D", "8S"]
+
+    def test_no_sampled_layout_gives_south_a_higher_trump(self):
+        from solver.advice import View, consistent_layouts
+        from solver.cards import parse_cards
+        from solver.profiles import MANILLE
+
+        def mask(cards: str) -> int:
+            return sum(1 << c for c in parse_cards(cards, MANILLE))
+
+        hand = " ".join(c for c in self.HANDS["E"].split() if c not in self.PLAY)
+        view = View.from_json({"game": "manille", "trump": "H", "seat": "E", "hand": hand,
+                               "leader": "N", "play": self.PLAY})
+        real = tuple(mask(self.HANDS[s]) & ~mask(" ".join(self.PLAY)) for s in "NESW")
+        assert view.consistent(real)
+        layouts = consistent_layouts(view, 300, seed=9)
+        assert len(set(layouts)) > 5
+        for n, e, s, w in layouts:
+            assert s & mask("KH QH JH") == 0                     # did not overtrump 9H
+            assert s & mask("10S AS KS QS JS 9S") == 0           # void in spades
+        assert any(n & mask("KH") for n, *_ in layouts) and any(w & mask("KH") for _, _, _, w in layouts)
