@@ -570,6 +570,22 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             except Exception:
                 self._internal(context, "Table")
 
+    def _drain(self, task: Any, job: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        """The partial results a streaming job puts on `task.out`, until it ends (None or
+        done); the job is cancelled when the client goes away."""
+        if not context.add_callback(lambda: job.cancel(self._canceller)):
+            job.cancel(self._canceller)
+        while True:
+            try:
+                item = task.out.get(timeout=0.05)
+            except queue.Empty:
+                if job.future.done() and task.out.empty():
+                    return
+                continue
+            if item is None:
+                return
+            yield item
+
     def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
         with self._admitted(context):
@@ -579,17 +595,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 except BadRequest as e:
                     context.abort_with_status(e.status())
                 job = self._submit(task, context)
-                if not context.add_callback(lambda: job.cancel(self._canceller)):
-                    job.cancel(self._canceller)
-                while True:
-                    try:
-                        item = task.out.get(timeout=0.05)
-                    except queue.Empty:
-                        if job.future.done() and task.out.empty():
-                            break
-                        continue
-                    if item is None:
-                        break
+                for item in self._drain(task, job, context):
                     if item[0] == "puzzle":
                         yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
                     else:
@@ -607,17 +613,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 except BadRequest as e:
                     context.abort_with_status(e.status())
                 job = self._submit(task, context)
-                if not context.add_callback(lambda: job.cancel(self._canceller)):
-                    job.cancel(self._canceller)
-                while True:
-                    try:
-                        item = task.out.get(timeout=0.05)
-                    except queue.Empty:
-                        if job.future.done() and task.out.empty():
-                            break
-                        continue
-                    if item is None:
-                        break
+                for item in self._drain(task, job, context):
                     yield convert.advice_message(item)
                 self._wait(job, context)
             except Exception:

@@ -280,7 +280,8 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
         total: int | None = deals
         pending: Iterable[tuple[int, Any]] = ((i, None) for i in range(deals) if i not in done)
     else:
-        total = _count(source)
+        from .cli import count_lines   # counted as the single-machine commands count input
+        total = count_lines(source)
         pending = ((i, line) for i, line in _file_items(source) if i not in done)
     skipped = len(done) if total is None else len([i for i in done if i < total])
 
@@ -333,16 +334,3 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
         if own_cluster is not None:
             own_cluster.close()
     return {"done": written, "skipped": skipped, "total": total if total is not None else skipped + written}
-
-
-def _count(stream: TextIO) -> int | None:
-    try:
-        if not stream.seekable():
-            return None
-        start = stream.tell()
-        n = sum(1 for line in stream if line.strip())
-        stream.seek(start)
-        return n
-    except (OSError, ValueError):
-        return None
-

@@ -111,7 +111,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _count_lines(stream: TextIO) -> int | None:
+def count_lines(stream: TextIO) -> int | None:
     """Non-blank lines left in a seekable input (None for a pipe)."""
     try:
         if not stream.seekable():
@@ -136,7 +136,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     bar = None
     if show:
         from tqdm import tqdm
-        bar = tqdm(total=_count_lines(args.input), unit="deal", file=sys.stderr, delay=0 if args.progress else 0.5,
+        bar = tqdm(total=count_lines(args.input), unit="deal", file=sys.stderr, delay=0 if args.progress else 0.5,
                    dynamic_ncols=True)
     number = 0
     try:
