@@ -46,18 +46,22 @@ cdef struct Undo:
     int trick[4]
 
 cdef struct Entry:
-    uint64_t h[4]
-    uint32_t meta           # leader, relevant led suits, tricks won, generation << 8
+    uint64_t k0             # the key: cards in play, who holds them, leader,
+    uint64_t k1             # relevant suits led, tricks won (see table_key)
+    uint32_t generation     # entries of older generations count as empty
     int8_t lo
     int8_t hi
     uint8_t best
     uint8_t depth           # cards left; 0 marks an empty slot
+    uint64_t spare
 
 cdef struct Table:
     Entry* entries
-    uint64_t nbuckets
+    uint64_t nbuckets       # the most buckets the memory bound holds
+    uint64_t active         # buckets in use now: starts small, doubles as it fills
+    uint64_t initial
     uint64_t used
-    uint32_t generation     # entries of older generations count as empty
+    uint32_t generation
 
 cdef struct Ctx:
     RuleFlags rules

@@ -8,7 +8,8 @@ progress included; E-W's are the remaining total minus that.
 """
 from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
+from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef extern from *:
@@ -23,10 +24,12 @@ cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
+    void prefetch "__builtin_prefetch"(const void*) nogil
 
 cdef enum:
     INF = 1000
     ENTRY_BYTES = sizeof(Entry)
+    FIRST_BUCKETS = 4096    # buckets in use after a clear; the table doubles from there
 
 
 # ---------------------------------------------------------------- bitboards
@@ -175,54 +178,80 @@ cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
 
 # ------------------------------------------------------ transposition table
 
-cdef inline uint64_t mix(const uint64_t* h, uint32_t meta) noexcept nogil:
-    cdef uint64_t x = (h[0] * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (h[1] * <uint64_t>0xC2B2AE3D27D4EB4FULL)
-    x ^= (h[2] * <uint64_t>0x165667B19E3779F9ULL) ^ (h[3] * <uint64_t>0xD6E8FEB86659FD93ULL)
-    x ^= meta * <uint64_t>0xFF51AFD7ED558CCDULL
+cdef inline uint64_t mix(uint64_t k0, uint64_t k1) noexcept nogil:
+    cdef uint64_t x = (k0 * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4FULL)
     x ^= x >> 31
     x *= <uint64_t>0xBF58476D1CE4E5B9ULL
     x ^= x >> 29
     return x
 
 
-cdef inline Entry* tt_find(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash) noexcept nogil:
-    cdef Entry* b = t.entries + mul_hi64(hash, t.nbuckets) * BUCKET
+cdef inline Entry* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
+    return t.entries + mul_hi64(hash, t.active) * BUCKET
+
+
+cdef inline Entry* tt_find(Table* t, uint64_t k0, uint64_t k1, uint64_t hash) noexcept nogil:
+    cdef Entry* b = bucket_of(t, hash)
     cdef int i
     for i in range(BUCKET):
-        if (b[i].depth and b[i].meta == meta and b[i].h[0] == h[0] and b[i].h[1] == h[1]
-                and b[i].h[2] == h[2] and b[i].h[3] == h[3]):
+        if b[i].k0 == k0 and b[i].k1 == k1 and b[i].generation == t.generation and b[i].depth:
             return &b[i]
     return NULL
 
 
-cdef inline void tt_store(Table* t, const uint64_t* h, uint32_t meta, uint64_t hash,
-                          int depth, int lo, int hi, int best) noexcept nogil:
-    cdef Entry* b = t.entries + mul_hi64(hash, t.nbuckets) * BUCKET
-    cdef Entry* e = NULL
+cdef inline Entry* tt_slot(Table* t, Entry* b) noexcept nogil:
+    """The slot of bucket b a new entry takes: a free one, else the shallowest."""
+    cdef Entry* e = &b[0]
     cdef int i
     for i in range(BUCKET):
-        if (b[i].depth and b[i].meta == meta and b[i].h[0] == h[0] and b[i].h[1] == h[1]
-                and b[i].h[2] == h[2] and b[i].h[3] == h[3]):
+        if b[i].depth == 0 or b[i].generation != t.generation:
+            t.used += 1
+            return &b[i]
+        if b[i].depth < e.depth:
             e = &b[i]
-            if lo < e.lo:
-                lo = e.lo
-            if hi > e.hi:
-                hi = e.hi
-            break
-    if e == NULL:
-        e = &b[0]
-        for i in range(BUCKET):
-            if b[i].depth == 0 or (b[i].meta >> 8) != t.generation:
-                e = &b[i]
-                t.used += 1
-                break
-            if b[i].depth < e.depth:
-                e = &b[i]
-    e.h[0] = h[0]
-    e.h[1] = h[1]
-    e.h[2] = h[2]
-    e.h[3] = h[3]
-    e.meta = meta
+    return e
+
+
+cdef void tt_grow(Table* t) noexcept nogil:
+    """Double the buckets in use, moving each live entry to its new bucket
+    (bucket i's entries go to 2i or 2i+1, so working down from the top never
+    overwrites an entry still to move)."""
+    cdef uint64_t i, old = t.active
+    cdef Entry moving[BUCKET]
+    cdef Entry* e
+    cdef int j
+    t.active = old * 2
+    i = old
+    while i > 0:
+        i -= 1
+        memcpy(moving, t.entries + i * BUCKET, sizeof(moving))
+        memset(t.entries + i * BUCKET, 0, sizeof(moving))
+        for j in range(BUCKET):
+            if moving[j].depth and moving[j].generation == t.generation:
+                t.used -= 1
+                e = tt_slot(t, bucket_of(t, mix(moving[j].k0, moving[j].k1)))
+                e[0] = moving[j]
+    # the upper half may hold entries of older generations: they count as empty
+
+
+cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
+                          int depth, int lo, int hi, int best) noexcept nogil:
+    cdef Entry* b
+    cdef Entry* e
+    if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET:
+        tt_grow(t)
+    b = bucket_of(t, hash)
+    e = tt_find(t, k0, k1, hash)
+    if e != NULL:
+        if lo < e.lo:
+            lo = e.lo
+        if hi > e.hi:
+            hi = e.hi
+    else:
+        e = tt_slot(t, b)
+    e.k0 = k0
+    e.k1 = k1
+    e.generation = t.generation
     e.lo = <int8_t>lo
     e.hi = <int8_t>hi
     e.best = <uint8_t>best
@@ -433,17 +462,6 @@ cdef inline int remaining(const Ctx* X) noexcept nogil:
     return total + X.rules.trick_bonus * ((popcount64(all_cards) + st.ntrick + 3) // 4)
 
 
-cdef inline uint32_t table_meta(const Ctx* X, uint64_t all_cards) noexcept nogil:
-    cdef const State* st = &X.st
-    cdef uint64_t live = all_cards & X.rules.protected
-    cdef int relevant = 0, s
-    for s in range(4):
-        if s != st.trump and live & suit_bits(s):
-            relevant |= 1 << s
-    return <uint32_t>(st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6)
-                      | (X.tt.generation << 8))
-
-
 cdef inline void canonical_hands(const Ctx* X, uint64_t all_cards, uint64_t* out) noexcept nogil:
     """The hands with each suit's worthless low cards moved up to close the
     gaps left by played ones: positions that differ only in which low cards
@@ -468,6 +486,32 @@ cdef inline void canonical_hands(const Ctx* X, uint64_t all_cards, uint64_t* out
                         out[i] |= bit(16 * s + slot)
                         break
                 slot -= 1
+
+
+cdef inline uint64_t pack40(uint64_t h) noexcept nogil:
+    """The ten lowest strengths of each suit side by side in 40 bits."""
+    return ((h & 0x3FF) | ((h >> 6) & (<uint64_t>0x3FF << 10)) | ((h >> 12) & (<uint64_t>0x3FF << 20))
+            | ((h >> 18) & (<uint64_t>0x3FF << 30)))
+
+
+cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
+    """The table key of a trick boundary in two words: the canonical cards in
+    play, N|E and N|S (which fix each card's holder), the leader, the suits
+    led whose protected card is still in play, and (deal score) tricks won."""
+    cdef const State* st = &X.st
+    cdef uint64_t h[4]
+    cdef uint64_t live = all_cards & X.rules.protected, cards, ne, ns
+    cdef int relevant = 0, s, meta
+    for s in range(4):
+        if s != st.trump and live & suit_bits(s):
+            relevant |= 1 << s
+    meta = st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6)
+    canonical_hands(X, all_cards, h)
+    cards = pack40(h[0] | h[1] | h[2] | h[3])
+    ne = pack40(h[0] | h[1])
+    ns = pack40(h[0] | h[2])
+    k[0] = cards | (ne << 40)
+    k[1] = (ne >> 24) | (ns << 16) | (<uint64_t>meta << 56)
 
 
 cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
@@ -601,8 +645,7 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef uint64_t present, moves, hash = 0
     cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
     cdef int lo_b, hi_b, a0, b0, depth, maximize, total, ew_sure, cash
-    cdef uint64_t key[4]
-    cdef uint32_t meta = 0
+    cdef uint64_t key[2]
     cdef Entry* e
     cdef Undo u
     cdef int order[16]
@@ -639,10 +682,9 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
             return lo_b
         if hi_b <= alpha:
             return hi_b
-        meta = table_meta(X, all_cards)
-        canonical_hands(X, all_cards, key)
-        hash = mix(key, meta)
-        e = tt_find(&X.tt, key, meta, hash)
+        table_key(X, all_cards, key)
+        hash = mix(key[0], key[1])
+        e = tt_find(&X.tt, key[0], key[1], hash)
         if e != NULL:
             if e.lo > lo_b:
                 lo_b = e.lo
@@ -694,11 +736,11 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     if st.ntrick == 0 and not X.stopped:
         best_card = canonical_card(X, all_cards, best_card)
         if best <= a0:
-            tt_store(&X.tt, key, meta, hash, depth, lo_b, best, best_card)
+            tt_store(&X.tt, key[0], key[1], hash, depth, lo_b, best, best_card)
         elif best >= b0:
-            tt_store(&X.tt, key, meta, hash, depth, best, hi_b, best_card)
+            tt_store(&X.tt, key[0], key[1], hash, depth, best, hi_b, best_card)
         else:
-            tt_store(&X.tt, key, meta, hash, depth, best, best, best_card)
+            tt_store(&X.tt, key[0], key[1], hash, depth, best, best, best_card)
     return best
 
 
@@ -950,35 +992,45 @@ cdef class Core:
     cdef readonly size_t memory
 
     def __cinit__(self, size_t memory=256 * 1024 * 1024):
-        cdef uint64_t nb = memory // (BUCKET * ENTRY_BYTES)
-        if nb == 0:
+        cdef uint64_t most = memory // (BUCKET * ENTRY_BYTES), nb, initial
+        cdef void* mem
+        if most == 0:
             raise MemoryError(f"a {memory}-byte table holds no bucket")
+        nb = most if most < FIRST_BUCKETS else FIRST_BUCKETS
+        initial = nb
+        while nb * 2 <= most:
+            nb *= 2
         self.X = <Ctx*>calloc(1, sizeof(Ctx))
         if self.X == NULL:
             raise MemoryError()
-        self.X.tt.entries = <Entry*>calloc(nb * BUCKET, ENTRY_BYTES)
-        if self.X.tt.entries == NULL:
+        # pages are mapped on first touch, so the table costs only what it uses
+        mem = mmap(NULL, nb * BUCKET * ENTRY_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        if mem == MAP_FAILED:
             free(self.X)
             self.X = NULL
-            raise MemoryError(f"cannot allocate a {memory}-byte table")
+            raise MemoryError(f"cannot map a {memory}-byte table")
+        self.X.tt.entries = <Entry*>mem
         self.X.tt.nbuckets = nb
+        self.X.tt.initial = initial
+        self.X.tt.active = initial
         self.X.tt.generation = 1
         self.memory = nb * BUCKET * ENTRY_BYTES
         self.signature = None
 
     def __dealloc__(self):
         if self.X != NULL:
-            free(self.X.tt.entries)
+            munmap(self.X.tt.entries, self.memory)
             free(self.X)
 
     def clear(self):
         """Forget every stored bound and killer move (in constant time)."""
         self.X.tt.generation += 1
-        if self.X.tt.generation >= (1 << 24):
-            memset(self.X.tt.entries, 0, self.X.tt.nbuckets * BUCKET * ENTRY_BYTES)
+        if self.X.tt.generation >= (1u << 31):
+            memset(self.X.tt.entries, 0, self.memory)
             self.X.tt.generation = 1
         memset(self.X.killers, 0, sizeof(self.X.killers))
         self.X.tt.used = 0
+        self.X.tt.active = self.X.tt.initial
 
     def cancel(self):
         """Ask a search running in another thread to stop soon."""
@@ -986,17 +1038,13 @@ cdef class Core:
 
     @property
     def stats(self):
-        """Counters since the table was made: nodes, trick-boundary nodes, table cutoffs."""
+        """Counters since the table was made (nodes, trick-boundary nodes,
+        table cutoffs) and the table's fill: entries stored since the last
+        clear, slots in use now (the table doubles as it fills) and the most
+        slots the memory bound allows."""
         return {"nodes": self.X.nodes, "boundary_nodes": self.X.boundary_nodes,
-                "table_cutoffs": self.X.table_cutoffs, "entries_used": self.X.tt.used}
-
-    @property
-    def entries_used(self):
-        return self.X.tt.used
-
-    @property
-    def capacity(self):
-        return self.X.tt.nbuckets * BUCKET
+                "table_cutoffs": self.X.table_cutoffs, "entries": self.X.tt.used,
+                "slots_in_use": self.X.tt.active * BUCKET, "slots": self.X.tt.nbuckets * BUCKET}
 
     def solve(self, Rules rules, object signature, tuple hands, int trump, int leader, tuple trick,
               int led, int won, str mode, int target=0, double timeout=0.0):

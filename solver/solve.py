@@ -94,6 +94,13 @@ class Solver:
         """Bytes held by the table."""
         return self._core.memory
 
+    @property
+    def stats(self) -> dict[str, int]:
+        """Search counters since the solver was made (`nodes`,
+        `boundary_nodes`, `table_cutoffs`) and the table's fill (`entries`
+        stored since the last clear, `slots_in_use`, at most `slots`)."""
+        return self._core.stats
+
     def clear(self) -> None:
         """Empty the transposition table."""
         self._core.clear()

@@ -181,6 +181,19 @@ class TestTable:
         again = solver.solve(position).nodes
         assert warm < cold and again == cold
 
+    def test_table_grows_and_keeps_entries(self) -> None:
+        position = Position.from_json(deal(MALILLA, 3).to_position_json())
+        solver = Solver(1 << 25)
+        first_slots = solver.stats["slots_in_use"]
+        cold = solver.solve(position)
+        grown = solver.stats
+        assert first_slots < grown["slots_in_use"] <= grown["slots"] == (1 << 25) // 32
+        warm = solver.solve(position)
+        assert warm.values == cold.values
+        assert warm.nodes * 20 < cold.nodes
+        solver.clear()
+        assert solver.stats["slots_in_use"] == first_slots and solver.stats["entries"] == 0
+
     def test_memory_bound(self) -> None:
         assert Solver(1 << 20).memory <= 1 << 20
         with pytest.raises(ValueError, match="memory"):
