@@ -21,6 +21,23 @@ cdef extern from *:
     uint64_t mul_hi64 "malilla_mul_hi64"(uint64_t a, uint64_t b) nogil
 
 cdef extern from *:
+    """
+    #if defined(__BMI2__)
+    #include <immintrin.h>
+    static inline uint64_t malilla_pext(uint64_t x, uint64_t m) { return _pext_u64(x, m); }
+    #else
+    static inline uint64_t malilla_pext(uint64_t x, uint64_t m) {
+        uint64_t r = 0, out = 1;
+        for (; m; m &= m - 1, out <<= 1)
+            if (x & m & (0 - m))
+                r |= out;
+        return r;
+    }
+    #endif
+    """
+    uint64_t pext64 "malilla_pext"(uint64_t x, uint64_t mask) nogil
+
+cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
@@ -466,26 +483,19 @@ cdef inline void canonical_hands(const Ctx* X, uint64_t all_cards, uint64_t* out
     """The hands with each suit's worthless low cards moved up to close the
     gaps left by played ones: positions that differ only in which low cards
     are gone play the same, so they share one table key."""
-    cdef int nlow = X.rules.nlow, s, i, b, slot, k
-    cdef uint64_t lowm = (<uint64_t>1 << nlow) - 1, u, c
+    cdef int nlow = X.rules.nlow, s, i, k, shift
+    cdef uint64_t lowm = (<uint64_t>1 << nlow) - 1, u, low
     for i in range(4):
         out[i] = X.st.hands[i]
     for s in range(4):
-        u = (all_cards >> (16 * s)) & lowm
+        shift = 16 * s
+        u = (all_cards >> shift) & lowm
         k = popcount64(u)
         if k == 0 or (u >> (nlow - k)) == (<uint64_t>1 << k) - 1:
             continue
         for i in range(4):
-            out[i] &= ~(lowm << (16 * s))
-        slot = nlow - 1
-        for b in range(nlow - 1, -1, -1):
-            if (u >> b) & 1:
-                c = bit(16 * s + b)
-                for i in range(4):
-                    if X.st.hands[i] & c:
-                        out[i] |= bit(16 * s + slot)
-                        break
-                slot -= 1
+            low = pext64(X.st.hands[i] >> shift, u) << (nlow - k)
+            out[i] = (out[i] & ~(lowm << shift)) | (low << shift)
 
 
 cdef inline uint64_t pack40(uint64_t h) noexcept nogil:
@@ -664,6 +674,11 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         return last_trick(X, all_cards)
     if st.ntrick == 0:
         X.boundary_nodes += 1
+        table_key(X, all_cards, key)
+        hash = mix(key[0], key[1])
+        e = bucket_of(&X.tt, hash)
+        prefetch(e)
+        prefetch(e + BUCKET - 1)
         total = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
         sure_points(X, all_cards, &lo_b, &ew_sure)
         cash = cash_points(X, all_cards)
@@ -682,8 +697,6 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
             return lo_b
         if hi_b <= alpha:
             return hi_b
-        table_key(X, all_cards, key)
-        hash = mix(key[0], key[1])
         e = tt_find(&X.tt, key[0], key[1], hash)
         if e != NULL:
             if e.lo > lo_b:
@@ -750,7 +763,7 @@ cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
     Like MTD(f), each probe's fail-soft answer narrows [lo, hi]; when probes
     keep failing the same way the next one steps twice as far, so a poor
     guess costs a few probes instead of one per point."""
-    cdef int b, v, step = 1, direction, last = 0
+    cdef int b, v, step = 1, direction, last = 0, seen = 0
     b = guess
     while lo < hi and not X.stopped:
         if b <= lo:
@@ -764,9 +777,13 @@ cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
         else:
             hi = v
             direction = -1
-        step = step * 2 if direction == last else 1
+        seen |= 1 if direction > 0 else 2
+        if seen == 3:
+            b = lo + (hi - lo + 1) // 2
+        else:
+            step = step * 2 if direction == last else 1
+            b = lo + step if direction > 0 else hi - step + 1
         last = direction
-        b = lo + step if direction > 0 else hi - step + 1
     return lo
 
 
@@ -941,6 +958,22 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
         undo_play(X, out.line[i], &undos[i])
 
 
+cdef int playout(Ctx* X) noexcept nogil:
+    cdef Undo undos[MAX_CARDS + 4]
+    cdef int line[MAX_CARDS + 4]
+    cdef int order[16]
+    cdef int n = 0, i, ns = 0
+    while X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]:
+        root_moves(X, order)
+        line[n] = order[0]
+        do_play(X, order[0], &undos[n])
+        ns += undos[n].ns
+        n += 1
+    for i in range(n - 1, -1, -1):
+        undo_play(X, line[i], &undos[i])
+    return ns
+
+
 cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
     cdef int i, guess, goal
     cdef int lo_b = -1 if X.rules.capot else 0
@@ -961,14 +994,14 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
                 break
         return
     if mode == MODE_ALL:
-        guess = out.total // 2
+        guess = playout(X)
         for i in range(out.n):
             out.vals[i] = child_value(X, out.cards[i], guess, lo_b, hi_b)
             if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
                 out.value = out.vals[i]
             guess = out.value
     else:
-        out.value = mtdf(X, out.total // 2, lo_b, hi_b)
+        out.value = mtdf(X, playout(X), lo_b, hi_b)
         for i in range(out.n):
             out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
             if out.vals[i] and mode == MODE_BEST:
