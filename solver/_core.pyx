@@ -549,30 +549,27 @@ cdef inline int actual_card(const Ctx* X, uint64_t all_cards, int c) noexcept no
     return -1
 
 
-cdef inline void sure_points(const Ctx* X, uint64_t all_cards, int* ns, int* ew) noexcept nogil:
-    """Points a side cannot fail to take: its trumps above every rival trump,
-    each winning a trick (a player's masters fall in different tricks)."""
+cdef inline uint64_t master_trumps(const Ctx* X, uint64_t all_cards, int* side) noexcept nogil:
+    """The trumps above every trump of the other side, and that side (0 N-S,
+    1 E-W); 0 when no trump is left. Each wins whatever trick it falls in."""
     cdef const State* st = &X.st
-    cdef uint64_t t, side_cards, run, rivals
-    cdef int side, tricks, a, b
-    ns[0] = 0
-    ew[0] = 0
+    cdef uint64_t t, rivals
+    side[0] = 0
     if st.trump == NO_TRUMP:
-        return
+        return 0
     t = all_cards & suit_bits(st.trump)
     if t == 0:
-        return
-    side = 0 if ((st.hands[0] | st.hands[2]) >> highest(t)) & 1 else 1
-    side_cards = st.hands[side] | st.hands[side + 2]
-    rivals = t & ~side_cards
-    run = t & above(highest(rivals)) if rivals else t
-    a = popcount64(run & st.hands[side])
-    b = popcount64(run & st.hands[side + 2])
-    tricks = a if a > b else b
-    if side == 0:
-        ns[0] = mask_points(&X.rules, run) + X.rules.trick_bonus * tricks
-    else:
-        ew[0] = mask_points(&X.rules, run) + X.rules.trick_bonus * tricks
+        return 0
+    side[0] = 0 if ((st.hands[0] | st.hands[2]) >> highest(t)) & 1 else 1
+    rivals = t & ~(st.hands[side[0]] | st.hands[side[0] + 2])
+    return t & above(highest(rivals)) if rivals else t
+
+
+cdef inline int sure_points(const Ctx* X, uint64_t masters, int side) noexcept nogil:
+    """Points the masters' side cannot fail to take: their points, and a
+    trick each for the masters of one player (they fall in different tricks)."""
+    cdef int a = popcount64(masters & X.st.hands[side]), b = popcount64(masters & X.st.hands[side + 2])
+    return mask_points(&X.rules, masters) + X.rules.trick_bonus * (a if a > b else b)
 
 
 cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogil:
@@ -589,14 +586,16 @@ cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogi
     return total
 
 
-cdef inline int cash_points(const Ctx* X, uint64_t all_cards) noexcept nogil:
+cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
     """Points the side on lead cannot fail to take: the leader cashes his
     top cards of each suit for as long as no rival can ruff them, keeping the
-    lead; every other player adds at least his cheapest cards."""
+    lead, and every other player adds at least his cheapest cards; on top
+    come the side's master trumps (`masters`, or 0) not cashed, each
+    winning whatever trick it falls in."""
     cdef const State* st = &X.st
     cdef const RuleFlags* r = &X.rules
-    cdef int L = st.leader, s, k, safe, m, o, c, total = 0, tricks = 0
-    cdef uint64_t hand = st.hands[L], rest, trumps, partner
+    cdef int L = st.leader, s, k, safe, m, o, c, total = 0, tricks = 0, own, partners
+    cdef uint64_t hand = st.hands[L], rest, trumps, partner = st.hands[(L + 2) & 3], cashed = 0
     for s in range(4):
         if not hand & suit_bits(s):
             continue
@@ -614,22 +613,27 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards) noexcept nogil:
             c = highest(rest)
             if not (hand >> c) & 1:
                 break
-            total += r.pts[c]
+            cashed |= bit(c)
             k += 1
             rest &= ~bit(c)
         tricks += k
-    if tricks == 0:
-        return 0
-    if st.trump != NO_TRUMP:
+    if tricks and st.trump != NO_TRUMP:
         # a partner with trumps must keep a non-trump card he may play for
         # every round, or he could be forced to ruff and take the lead away
         trumps = suit_bits(st.trump)
-        partner = st.hands[(L + 2) & 3]
         if partner & trumps and popcount64(partner & ~trumps & ~r.protected) < tricks:
-            return 0
-    total += tricks * r.trick_bonus
-    for o in range(1, 4):
-        total += cheapest(r, st.hands[(L + o) & 3], tricks)
+            tricks = 0
+            cashed = 0
+    masters &= ~cashed
+    own = popcount64(masters & hand)
+    partners = popcount64(masters & partner)
+    total = mask_points(r, cashed | masters)
+    total += r.trick_bonus * (tricks + (own if own > partners - tricks else partners - tricks))
+    if tricks:
+        for o in range(1, 4, 2):
+            total += cheapest(r, st.hands[(L + o) & 3], tricks)
+        # the partner's masters in these tricks are counted above already
+        total += cheapest(r, partner & ~masters, tricks - partners)
     return total
 
 
@@ -652,8 +656,8 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef State* st = &X.st
     cdef RuleFlags* r = &X.rules
     cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef uint64_t present, moves, hash = 0
-    cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
+    cdef uint64_t present, moves, masters, hash = 0
+    cdef int side, seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
     cdef int lo_b, hi_b, a0, b0, depth, maximize, total, ew_sure, cash
     cdef uint64_t key[2]
     cdef Entry* e
@@ -680,8 +684,17 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         prefetch(e)
         prefetch(e + BUCKET - 1)
         total = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
-        sure_points(X, all_cards, &lo_b, &ew_sure)
-        cash = cash_points(X, all_cards)
+        masters = master_trumps(X, all_cards, &side)
+        lo_b = 0
+        ew_sure = 0
+        if side == (st.leader & 1):
+            cash = cash_points(X, all_cards, masters)
+        else:
+            cash = cash_points(X, all_cards, 0)
+            if side:
+                ew_sure = sure_points(X, masters, side)
+            else:
+                lo_b = sure_points(X, masters, side)
         if st.leader & 1:
             if cash > ew_sure:
                 ew_sure = cash
