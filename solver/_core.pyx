@@ -651,6 +651,27 @@ cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     return X.rules.trick_bonus + mask_points(&X.rules, all_cards) if (seat & 1) == 0 else 0
 
 
+cdef int last_two(Ctx* X, uint64_t all_cards) noexcept nogil:
+    """N-S's exact value of the last two tricks, by plain minimax."""
+    cdef int seat = to_move(&X.rules, &X.st), reason, winning, c, v
+    cdef int maximize = (seat & 1) == 0, best = -INF if maximize else INF
+    cdef uint64_t moves = legal_mask(&X.rules, &X.st, seat, &reason, &winning)
+    cdef Undo u
+    X.nodes += 1
+    while moves:
+        c = ctz64(moves)
+        moves &= moves - 1
+        do_play(X, c, &u)
+        if u.completed:
+            v = u.ns + last_trick(X, X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
+        else:
+            v = last_two(X, all_cards)
+        undo_play(X, c, &u)
+        if (maximize and v > best) or (not maximize and v < best):
+            best = v
+    return best
+
+
 cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     """Fail-soft alpha-beta on N-S points from here, trick in progress included."""
     cdef State* st = &X.st
@@ -720,6 +741,10 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
                 X.table_cutoffs += 1
                 return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
             hint = actual_card(X, all_cards, e.best)
+        if popcount64(all_cards) == 8:
+            v = last_two(X, all_cards)
+            tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
+            return v
         if lo_b > alpha:
             alpha = lo_b
         if hi_b < beta:
