@@ -22,20 +22,22 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    #if defined(__BMI2__)
-    #include <immintrin.h>
-    static inline uint64_t malilla_pext(uint64_t x, uint64_t m) { return _pext_u64(x, m); }
-    #else
-    static inline uint64_t malilla_pext(uint64_t x, uint64_t m) {
+    static inline uint64_t malilla_pext_portable(uint64_t x, uint64_t m) {
         uint64_t r = 0, out = 1;
         for (; m; m &= m - 1, out <<= 1)
             if (x & m & (0 - m))
                 r |= out;
         return r;
     }
+    #if defined(__BMI2__)
+    #include <immintrin.h>
+    #define malilla_pext _pext_u64
+    #else
+    #define malilla_pext malilla_pext_portable
     #endif
     """
     uint64_t pext64 "malilla_pext"(uint64_t x, uint64_t mask) nogil
+    uint64_t pext64_portable "malilla_pext_portable"(uint64_t x, uint64_t mask) nogil
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
@@ -920,6 +922,13 @@ def legal_moves(Rules rules, tuple hands, int trump, int leader, tuple trick, in
     return m, reason, winning
 
 
+def extract_bits(uint64_t x, uint64_t mask, bint portable=False):
+    """The bits of x under mask, packed at the bottom (what table keys are
+    built with): the CPU's instruction when built with it, or the portable
+    loop."""
+    return pext64_portable(x, mask) if portable else pext64(x, mask)
+
+
 def trick_winner(tuple trick, int trump):
     """Index in `trick` of the card winning it so far."""
     cdef int cards[4]
@@ -997,6 +1006,8 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
 
 
 cdef int playout(Ctx* X) noexcept nogil:
+    """N-S points of the rest of the deal when every player plays the card
+    the move ordering likes best: the first guess of the null-window probes."""
     cdef Undo undos[MAX_CARDS + 4]
     cdef int line[MAX_CARDS + 4]
     cdef int order[16]

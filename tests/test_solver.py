@@ -6,8 +6,10 @@ import threading
 from functools import lru_cache
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from solver import MANILLE, MALILLA, Position, PositionError
+from solver import MANILLE, MALILLA, Position, PositionError, _core
 from solver.deal import deal
 from solver.scoring import side_score
 from solver.solve import SearchStopped, Solver, solve
@@ -193,6 +195,12 @@ class TestTable:
         assert warm.nodes * 20 < cold.nodes
         solver.clear()
         assert solver.stats["slots_in_use"] == first_slots and solver.stats["entries"] == 0
+
+    @given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+    def test_key_packing_matches_on_every_build(self, x: int, mask: int) -> None:
+        under_mask = [b for b in range(64) if mask >> b & 1]
+        expected = sum(1 << i for i, b in enumerate(under_mask) if x >> b & 1)
+        assert _core.extract_bits(x, mask) == _core.extract_bits(x, mask, portable=True) == expected
 
     def test_memory_bound(self) -> None:
         assert Solver(1 << 20).memory <= 1 << 20
