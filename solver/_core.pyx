@@ -639,6 +639,73 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) 
     return total
 
 
+cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
+    """Points the side on lead cannot fail to take by crossing to the
+    partner: the leader leads low in a side suit whose top card the partner
+    holds (every rival who could ruff must follow), then the partner cashes
+    his top cards for as long as no rival can ruff them; the others add at
+    least their cheapest cards, and the side's master trumps (`masters`, or
+    0) count as in cash_points. The best such suit, or 0."""
+    cdef const State* st = &X.st
+    cdef const RuleFlags* r = &X.rules
+    cdef int L = st.leader, e, t, o, m, k, safe, safe_e, tricks, own, partners, total, best = 0
+    cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], trumps = 0, suit, rest, cashed
+    cdef uint64_t ruffers[2]
+    if st.trump != NO_TRUMP:
+        trumps = suit_bits(st.trump)
+    ruffers[0] = st.hands[(L + 1) & 3] if st.hands[(L + 1) & 3] & trumps else 0
+    ruffers[1] = st.hands[(L + 3) & 3] if st.hands[(L + 3) & 3] & trumps else 0
+    own = popcount64(masters & hand)
+    partners = popcount64(masters & partner)
+    for e in range(4):
+        suit = all_cards & suit_bits(e)
+        if e == st.trump or not hand & suit or not (partner >> highest(suit)) & 1:
+            continue
+        safe_e = 16
+        for o in range(2):
+            if ruffers[o]:
+                m = popcount64(ruffers[o] & suit)
+                if m < safe_e:
+                    safe_e = m
+        if safe_e == 0:
+            continue
+        cashed = bit(highest(suit))
+        tricks = 1
+        for t in range(4):
+            if t == st.trump:
+                continue
+            rest = all_cards & suit_bits(t) & ~cashed
+            if t == e:
+                rest &= ~bit(ctz64(hand & suit))    # the card led to the partner
+                safe = safe_e - 1
+            else:
+                safe = 16
+                for o in range(2):
+                    if ruffers[o]:
+                        m = popcount64(ruffers[o] & suit_bits(t))
+                        if m < safe:
+                            safe = m
+            k = 0
+            while rest and k < safe:
+                if not (partner >> highest(rest)) & 1:
+                    break
+                cashed |= bit(highest(rest))
+                rest &= ~bit(highest(rest))
+                k += 1
+            tricks += k
+        if hand & trumps and popcount64(hand & ~trumps & ~r.protected) < tricks:
+            # the leader could be forced to ruff his partner's winners
+            tricks = 1
+            cashed = bit(highest(suit))
+        total = mask_points(r, cashed | masters)
+        total += r.trick_bonus * (tricks + (partners if partners > own - tricks else own - tricks))
+        total += cheapest(r, st.hands[(L + 1) & 3], tricks) + cheapest(r, st.hands[(L + 3) & 3], tricks)
+        total += cheapest(r, hand & ~masters, tricks - own)
+        if total > best:
+            best = total
+    return best
+
+
 cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     """N-S's value of a last trick, each player holding one card."""
     cdef const State* st = &X.st
@@ -712,12 +779,16 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         ew_sure = 0
         if side == (st.leader & 1):
             cash = cash_points(X, all_cards, masters)
+            v = entry_points(X, all_cards, masters)
         else:
             cash = cash_points(X, all_cards, 0)
+            v = entry_points(X, all_cards, 0)
             if side:
                 ew_sure = sure_points(X, masters, side)
             else:
                 lo_b = sure_points(X, masters, side)
+        if v > cash:
+            cash = v
         if st.leader & 1:
             if cash > ew_sure:
                 ew_sure = cash
