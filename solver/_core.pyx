@@ -706,6 +706,22 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
     return best
 
 
+cdef inline void side_bounds(const Ctx* X, uint64_t all_cards, int lead_sure, int other_sure,
+                             int* lo, int* hi) noexcept nogil:
+    """N-S bounds of the points to come from what the side on lead and the
+    other side surely take (a side sure of nothing may lose a capot)."""
+    cdef const State* st = &X.st
+    cdef int ns = other_sure if st.leader & 1 else lead_sure
+    cdef int ew = lead_sure if st.leader & 1 else other_sure
+    lo[0] = ns
+    hi[0] = mask_points(&X.rules, all_cards) + X.rules.trick_bonus * popcount64(st.hands[st.leader]) - ew
+    if X.rules.capot:
+        if not (st.won & 1) and ns == 0:
+            lo[0] = -1
+        if not (st.won & 2) and ew == 0:
+            hi[0] += 1
+
+
 cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     """N-S's value of a last trick, each player holding one card."""
     cdef const State* st = &X.st
@@ -746,9 +762,9 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef State* st = &X.st
     cdef RuleFlags* r = &X.rules
     cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef uint64_t present, moves, masters, hash = 0
-    cdef int side, seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
-    cdef int lo_b, hi_b, a0, b0, depth, maximize, total, ew_sure, cash
+    cdef uint64_t present, moves, masters, own, hash = 0
+    cdef int side, lead_sure, other_sure, seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
+    cdef int lo_b, hi_b, a0, b0, depth, maximize
     cdef uint64_t key[2]
     cdef Entry* e
     cdef Undo u
@@ -773,33 +789,15 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         e = bucket_of(&X.tt, hash)
         prefetch(e)
         prefetch(e + BUCKET - 1)
-        total = mask_points(r, all_cards) + r.trick_bonus * popcount64(st.hands[st.leader])
         masters = master_trumps(X, all_cards, &side)
-        lo_b = 0
-        ew_sure = 0
-        if side == (st.leader & 1):
-            cash = cash_points(X, all_cards, masters)
-            v = entry_points(X, all_cards, masters)
-        else:
-            cash = cash_points(X, all_cards, 0)
-            v = entry_points(X, all_cards, 0)
-            if side:
-                ew_sure = sure_points(X, masters, side)
-            else:
-                lo_b = sure_points(X, masters, side)
-        if v > cash:
-            cash = v
-        if st.leader & 1:
-            if cash > ew_sure:
-                ew_sure = cash
-        elif cash > lo_b:
-            lo_b = cash
-        hi_b = total - ew_sure
-        if r.capot:
-            if not (st.won & 1) and lo_b == 0:
-                lo_b = -1
-            if not (st.won & 2) and ew_sure == 0:
-                hi_b += 1
+        own = masters if side == (st.leader & 1) else 0
+        lead_sure = cash_points(X, all_cards, own)
+        other_sure = sure_points(X, masters ^ own, side)
+        side_bounds(X, all_cards, lead_sure, other_sure, &lo_b, &hi_b)
+        if lo_b < beta and hi_b > alpha:
+            v = entry_points(X, all_cards, own)
+            if v > lead_sure:
+                side_bounds(X, all_cards, v, other_sure, &lo_b, &hi_b)
         if lo_b >= beta:
             return lo_b
         if hi_b <= alpha:
