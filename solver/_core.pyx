@@ -9,7 +9,7 @@ progress included; E-W's are the remaining total minus that.
 from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
-from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
+from posix.mman cimport mmap, munmap, madvise, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED, MADV_HUGEPAGE
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef extern from *:
@@ -1160,6 +1160,8 @@ cdef class Core:
             free(self.X)
             self.X = NULL
             raise MemoryError(f"cannot map a {memory}-byte table")
+        # large pages, where the system has them, spare the search most TLB misses
+        madvise(mem, nb * BUCKET * ENTRY_BYTES, MADV_HUGEPAGE)
         self.X.tt.entries = <Entry*>mem
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
