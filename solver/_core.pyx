@@ -869,9 +869,9 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
 cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
     """Exact N-S value of the current state by null-window probes.
 
-    Like MTD(f), each probe's fail-soft answer narrows [lo, hi]; when probes
-    keep failing the same way the next one steps twice as far, so a poor
-    guess costs a few probes instead of one per point."""
+    Like MTD(f), each probe's fail-soft answer narrows [lo, hi]; while
+    probes keep failing the same way the next one steps further (1, 2, then
+    4 points), and once the value is bracketed the probes bisect."""
     cdef int b, v, step = 1, direction, last = 0, seen = 0
     b = guess
     while lo < hi and not X.stopped:
@@ -890,7 +890,7 @@ cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
         if seen == 3:
             b = lo + (hi - lo + 1) // 2
         else:
-            step = step * 2 if direction == last else 1
+            step = min(step * 2, 4) if direction == last else 1
             b = lo + step if direction > 0 else hi - step + 1
         last = direction
     return lo
@@ -1093,7 +1093,7 @@ cdef int playout(Ctx* X) noexcept nogil:
 
 
 cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
-    cdef int i, guess, goal
+    cdef int i, j, guess, goal
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
     cdef int hi_b
@@ -1112,12 +1112,17 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
                 break
         return
     if mode == MODE_ALL:
+        # each card's first guess: the last value found for a card of its
+        # suit, else the last value found
         guess = playout(X)
         for i in range(out.n):
+            for j in range(i):
+                if out.cards[j] >> 4 == out.cards[i] >> 4:
+                    guess = out.vals[j]
             out.vals[i] = child_value(X, out.cards[i], guess, lo_b, hi_b)
             if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
                 out.value = out.vals[i]
-            guess = out.value
+            guess = out.vals[i]
     else:
         out.value = mtdf(X, playout(X), lo_b, hi_b)
         for i in range(out.n):
