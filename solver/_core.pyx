@@ -829,7 +829,11 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     present = all_cards
     for i in range(st.ntrick):
         present |= bit(st.trick[i])
-    n = order_moves(X, moves, present, seat, hint, 1, order)
+    if moves & (moves - 1):
+        n = order_moves(X, moves, present, seat, hint, 1, order)
+    else:
+        order[0] = ctz64(moves)
+        n = 1
     depth = popcount64(all_cards)
     best = -INF if maximize else INF
     for i in range(n):
