@@ -26,9 +26,10 @@ SearchStopped = _core.SearchStopped
 MODES = ("all", "optimal", "best", "target")
 OBJECTIVES = ("points", "score")
 DEFAULT_MEMORY = 256 * 1024 * 1024
-"""Bytes of transposition table per solver: a whole Malilla deal fills a few MB,
-so this keeps many deals' positions on a 24 GiB machine with room for one
-solver per core (server workers, batch workers) and the analysis jobs."""
+"""The most bytes of transposition table per solver. The table starts small
+and doubles as it fills (a whole Malilla deal fills a few MB), so this keeps
+many deals' positions on a 24 GiB machine with room for one solver per core
+(server workers, batch workers) and the analysis jobs."""
 
 
 @dataclass(frozen=True)
