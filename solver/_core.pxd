@@ -4,7 +4,7 @@ from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 cdef enum:
     NO_TRUMP = 4
     MAX_CARDS = 40
-    BUCKET = 4
+    BUCKET = 5              # entries per bucket: 5 x 24 bytes in one 128-byte block
 
 # Why a card is the only kind allowed (the strongest obligation in force).
 cpdef enum Reason:
@@ -53,10 +53,13 @@ cdef struct Entry:
     int8_t hi
     uint8_t best
     uint8_t depth           # cards left; 0 marks an empty slot
+
+cdef struct Bucket:
+    Entry slot[BUCKET]
     uint64_t spare
 
 cdef struct Table:
-    Entry* entries
+    Bucket* buckets
     uint64_t nbuckets       # the most buckets the memory bound holds
     uint64_t active         # buckets in use now: starts small, doubles as it fills
     uint64_t initial

@@ -47,7 +47,7 @@ cdef extern from *:
 
 cdef enum:
     INF = 1000
-    ENTRY_BYTES = sizeof(Entry)
+    BUCKET_BYTES = sizeof(Bucket)
     FIRST_BUCKETS = 4096    # buckets in use after a clear; the table doubles from there
 
 
@@ -206,7 +206,7 @@ cdef inline uint64_t mix(uint64_t k0, uint64_t k1) noexcept nogil:
 
 
 cdef inline Entry* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
-    return t.entries + mul_hi64(hash, t.active) * BUCKET
+    return t.buckets[mul_hi64(hash, t.active)].slot
 
 
 cdef inline Entry* tt_find(Table* t, uint64_t k0, uint64_t k1, uint64_t hash) noexcept nogil:
@@ -243,8 +243,8 @@ cdef void tt_grow(Table* t) noexcept nogil:
     i = old
     while i > 0:
         i -= 1
-        memcpy(moving, t.entries + i * BUCKET, sizeof(moving))
-        memset(t.entries + i * BUCKET, 0, sizeof(moving))
+        memcpy(moving, t.buckets[i].slot, sizeof(moving))
+        memset(t.buckets[i].slot, 0, sizeof(moving))
         for j in range(BUCKET):
             if moving[j].depth and moving[j].generation == t.generation:
                 t.used -= 1
@@ -1152,7 +1152,7 @@ cdef class Core:
     cdef readonly size_t memory
 
     def __cinit__(self, size_t memory=256 * 1024 * 1024):
-        cdef uint64_t most = memory // (BUCKET * ENTRY_BYTES), nb, initial
+        cdef uint64_t most = memory // BUCKET_BYTES, nb, initial
         cdef void* mem
         if most == 0:
             raise MemoryError(f"a {memory}-byte table holds no bucket")
@@ -1164,31 +1164,31 @@ cdef class Core:
         if self.X == NULL:
             raise MemoryError()
         # pages are mapped on first touch, so the table costs only what it uses
-        mem = mmap(NULL, nb * BUCKET * ENTRY_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        mem = mmap(NULL, nb * BUCKET_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
             free(self.X)
             self.X = NULL
             raise MemoryError(f"cannot map a {memory}-byte table")
         # large pages, where the system has them, spare the search most TLB misses
-        madvise(mem, nb * BUCKET * ENTRY_BYTES, MADV_HUGEPAGE)
-        self.X.tt.entries = <Entry*>mem
+        madvise(mem, nb * BUCKET_BYTES, MADV_HUGEPAGE)
+        self.X.tt.buckets = <Bucket*>mem
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
         self.X.tt.active = initial
         self.X.tt.generation = 1
-        self.memory = nb * BUCKET * ENTRY_BYTES
+        self.memory = nb * BUCKET_BYTES
         self.signature = None
 
     def __dealloc__(self):
         if self.X != NULL:
-            munmap(self.X.tt.entries, self.memory)
+            munmap(self.X.tt.buckets, self.memory)
             free(self.X)
 
     def clear(self):
         """Forget every stored bound and killer move (in constant time)."""
         self.X.tt.generation += 1
         if self.X.tt.generation >= (1u << 31):
-            memset(self.X.tt.entries, 0, self.memory)
+            memset(self.X.tt.buckets, 0, self.memory)
             self.X.tt.generation = 1
         memset(self.X.killers, 0, sizeof(self.X.killers))
         self.X.tt.used = 0
