@@ -1202,11 +1202,12 @@ cdef class Core:
     def stats(self):
         """Counters since the table was made (nodes, trick-boundary nodes,
         table cutoffs) and the table's fill: entries stored since the last
-        clear, slots in use now (the table doubles as it fills) and the most
-        slots the memory bound allows."""
+        clear, slots and bytes in use now (the table doubles as it fills)
+        and the most slots the memory bound allows."""
         return {"nodes": self.X.nodes, "boundary_nodes": self.X.boundary_nodes,
                 "table_cutoffs": self.X.table_cutoffs, "entries": self.X.tt.used,
-                "slots_in_use": self.X.tt.active * BUCKET, "slots": self.X.tt.nbuckets * BUCKET}
+                "slots_in_use": self.X.tt.active * BUCKET, "bytes_in_use": self.X.tt.active * BUCKET_BYTES,
+                "slots": self.X.tt.nbuckets * BUCKET}
 
     def solve(self, Rules rules, object signature, tuple hands, int trump, int leader, tuple trick,
               int led, int won, str mode, int target=0, double timeout=0.0):

@@ -99,7 +99,8 @@ class Solver:
     def stats(self) -> dict[str, int]:
         """Search counters since the solver was made (`nodes`,
         `boundary_nodes`, `table_cutoffs`) and the table's fill (`entries`
-        stored since the last clear, `slots_in_use`, at most `slots`)."""
+        stored since the last clear, `slots_in_use` and `bytes_in_use`, at
+        most `slots`)."""
         return self._core.stats
 
     def clear(self) -> None:
