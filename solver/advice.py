@@ -55,8 +55,8 @@ from typing import Any
 from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
-from .position import Position, PositionError, _cards_field, json_object
-from .profiles import Profile, get_profile
+from .position import Position, PositionError, _cards_field, game_profile, json_object
+from .profiles import Profile
 from .rules import core_rules, trump_index
 from .solve import Solver, default_solver
 
@@ -101,13 +101,7 @@ class View:
     @classmethod
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> View:
         obj = json_object(obj, "view")
-        game = obj.get("game")
-        if not isinstance(game, str):
-            raise PositionError("game", "missing or not a string (malilla or manille)")
-        try:
-            profile = get_profile(game)
-        except ValueError as e:
-            raise PositionError("game", str(e)) from None
+        profile = game_profile(obj)
         trump = Position._read_trump(obj.get("trump"), profile)
         seats = {}
         for name in ("seat", "leader"):

@@ -48,6 +48,17 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position") -> d
     return obj
 
 
+def game_profile(obj: dict[str, Any]) -> Profile:
+    """The profile named by the object's `game` field."""
+    game = obj.get("game")
+    if not isinstance(game, str):
+        raise PositionError("game", "missing or not a string (malilla or manille)")
+    try:
+        return get_profile(game)
+    except ValueError as e:
+        raise PositionError("game", str(e)) from None
+
+
 def _cards_field(value: Any, profile: Profile, name: str) -> list[int]:
     if isinstance(value, str):
         items = value.split()
@@ -90,13 +101,7 @@ class Position:
         and the trick: enough to ask which cards are legal, not to solve.
         """
         obj = json_object(obj)
-        game = obj.get("game")
-        if not isinstance(game, str):
-            raise PositionError("game", "missing or not a string (malilla or manille)")
-        try:
-            profile = get_profile(game)
-        except ValueError as e:
-            raise PositionError("game", str(e)) from None
+        profile = game_profile(obj)
         trump = cls._read_trump(obj.get("trump"), profile)
         hands = cls._read_hands(obj.get("hands"), profile, strict)
         try:
