@@ -9,7 +9,7 @@ progress included; E-W's are the remaining total minus that.
 from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
-from posix.mman cimport mmap, munmap, madvise, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED, MADV_HUGEPAGE
+from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef extern from *:
@@ -44,6 +44,17 @@ cdef extern from *:
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
     void prefetch "__builtin_prefetch"(const void*) nogil
+
+cdef extern from *:
+    """
+    #include <sys/mman.h>
+    static void malilla_large_pages(void* p, size_t n) {
+    #ifdef MADV_HUGEPAGE
+        madvise(p, n, MADV_HUGEPAGE);
+    #endif
+    }
+    """
+    void large_pages "malilla_large_pages"(void* p, size_t n) nogil
 
 cdef enum:
     INF = 1000
@@ -1170,7 +1181,7 @@ cdef class Core:
             self.X = NULL
             raise MemoryError(f"cannot map a {memory}-byte table")
         # large pages, where the system has them, spare the search most TLB misses
-        madvise(mem, nb * BUCKET_BYTES, MADV_HUGEPAGE)
+        large_pages(mem, nb * BUCKET_BYTES)
         self.X.tt.buckets = <Bucket*>mem
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
