@@ -1107,6 +1107,30 @@ cdef int playout(Ctx* X) noexcept nogil:
     return ns
 
 
+cdef void table_first(Ctx* X, RootResult* out) noexcept nogil:
+    """Put the root's best card in the table, if any, first: it is likely
+    the card that reaches the value, so checking the cards stops early."""
+    cdef uint64_t key[2]
+    cdef uint64_t all_cards = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
+    cdef Entry* e
+    cdef int c, i
+    if X.st.ntrick:
+        return
+    table_key(X, all_cards, key)
+    e = tt_find(&X.tt, key[0], key[1], mix(key[0], key[1]))
+    if e == NULL:
+        return
+    c = actual_card(X, all_cards, e.best)
+    if c < 0 or not (X.st.hands[X.st.leader] >> c) & 1:
+        return
+    c = group_head(&X.rules, X.st.hands[X.st.leader], all_cards, c)
+    for i in range(1, out.n):
+        if out.cards[i] == c:
+            out.cards[i] = out.cards[0]
+            out.cards[0] = c
+            return
+
+
 cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
     cdef int i, j, guess, goal
     cdef int lo_b = -1 if X.rules.capot else 0
@@ -1140,6 +1164,7 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
             guess = out.vals[i]
     else:
         out.value = mtdf(X, playout(X), lo_b, hi_b)
+        table_first(X, out)
         for i in range(out.n):
             out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
             if out.vals[i] and mode == MODE_BEST:
