@@ -69,6 +69,16 @@ def violations(error: grpc.RpcError) -> list[tuple[str, str]]:
     return out
 
 
+def assert_field_error(error: grpc.RpcError, field: str, words: str) -> None:
+    """The call failed with INVALID_ARGUMENT and one field violation: `field`,
+    with a problem containing `words`, also given as the details line."""
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    [(got_field, problem)] = violations(error)
+    assert got_field == field
+    assert words in problem
+    assert error.details() == f"{field}: {problem}"
+
+
 def easy_position() -> dict:
     """A three-trick Manille endgame (solved in microseconds)."""
     return {k: v for k, v in load_vectors("endgames3")[0].items() if k != "values"}

@@ -20,8 +20,8 @@ from conftest import PROJECT, load_vectors
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, StreamError
-from server_fixtures import (channel_to, easy_position, full_deal, hard_request_args, module_fixtures, solve_request,
-                             strip, vector_positions, violations)
+from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
+                             module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
 from solver.solve import Solver
 
@@ -258,12 +258,7 @@ class TestBadRequests:
         request = solve_request(bad(MALILLA_MID, **changes))
         with pytest.raises(grpc.RpcError) as info:
             stub.Solve(request, timeout=10)
-        error = info.value
-        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
-        [(got_field, problem)] = violations(error)
-        assert got_field == field
-        assert words in problem
-        assert error.details() == f"{field}: {problem}"
+        assert_field_error(info.value, field, words)
 
     def test_history_card_path(self, stub):
         """An illegal card in the history is named by its trick and place."""

@@ -19,8 +19,9 @@ from conftest import PROJECT
 from server import convert
 from server._proto import pb
 from server.client import Client, InvalidRequest, RemoteError
-from server_fixtures import (module_fixtures, channel_to, easy_position, full_deal, hard_deal, illegal_play, played_deal,
-                             running_server, solve_request, stub_of, violations, wait_until)
+from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_deal, illegal_play,
+                             module_fixtures, played_deal, running_server, solve_request, stub_of, violations,
+                             wait_until)
 from solver import Position, get_profile
 from solver.analysis import PlayedDeal, analyze
 from solver.cards import SEATS
@@ -226,12 +227,7 @@ class TestAnalyzePlayBadRequests:
         obj = bad_deal(base, **changes)
         with pytest.raises(grpc.RpcError) as info:
             stub.AnalyzePlay(analyze_request(obj), timeout=10)
-        error = info.value
-        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
-        [(got_field, problem)] = violations(error)
-        assert got_field == field
-        assert words in problem
-        assert error.details() == f"{field}: {problem}"
+        assert_field_error(info.value, field, words)
 
     def test_a_card_held_twice(self, stub):
         twice = MANILLE_PLAYED["hands"]["N"].split()[0]
@@ -336,12 +332,7 @@ class TestTable:
         read_table_input(base)   # the base is valid
         with pytest.raises(grpc.RpcError) as info:
             stub.Table(table_request(bad_deal(base, **changes)), timeout=10)
-        error = info.value
-        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
-        [(got_field, problem)] = violations(error)
-        assert got_field == field
-        assert words in problem
-        assert error.details() == f"{field}: {problem}"
+        assert_field_error(info.value, field, words)
 
     def test_no_deal(self, stub):
         with pytest.raises(grpc.RpcError) as info:
