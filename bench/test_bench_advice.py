@@ -20,7 +20,6 @@ import pytest
 
 from solver import Position, get_profile
 from solver.advice import View, advise_iter, consistent_layouts, view_of
-from solver.cards import card_name
 from solver.deal import deal
 from solver.solve import Solver
 
@@ -31,11 +30,7 @@ STABLE_MAX = 200
 
 
 def played(game: str, i: int) -> dict:
-    profile = get_profile(game)
-    d = deal(profile, seed=SEED + i, dealer=i % 4)
-    obj = d.to_position_json()
-    if d.shown is not None:
-        obj["shown"] = card_name(d.shown, profile)
+    obj = deal(get_profile(game), seed=SEED + i, dealer=i % 4).to_deal_json()
     rng = random.Random(SEED + i)
     pos, play = Position.from_json(obj), []
     while not pos.is_over:

@@ -17,7 +17,6 @@ import pytest
 
 from solver import Position, get_profile
 from solver.analysis import analyze
-from solver.cards import card_name
 from solver.deal import deal
 from solver.solve import Solver
 from solver.table import table_of
@@ -28,12 +27,7 @@ BOUND = 10.0
 
 
 def start_of(game: str, i: int) -> dict:
-    profile = get_profile(game)
-    d = deal(profile, seed=SEED + i, dealer=i % 4)
-    obj = d.to_position_json()
-    if d.shown is not None:
-        obj["shown"] = card_name(d.shown, profile)
-    return obj
+    return deal(get_profile(game), seed=SEED + i, dealer=i % 4).to_deal_json()
 
 
 def random_play(obj: dict, seed: int) -> list[str]:

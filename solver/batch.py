@@ -84,18 +84,16 @@ def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]
     from .deal import deal
     rng = random.Random(f"malilla-dd batch {game} {seed} {index}")
     d = deal(get_profile(game), rng.randrange(1 << 31), dealer=rng.randrange(4))
-    item = d.to_position_json()
-    if job in ("analyze", "puzzles"):
-        if d.shown is not None:
-            from .cards import card_name
-            item["shown"] = card_name(d.shown, d.profile)
-        position = Position.from_json({k: v for k, v in item.items() if k not in ("dealer", "shown")})
-        play = []
-        while not position.is_over:
-            card = rng.choice(position.legal_moves())
-            play.append(card)
-            position = position.play(card)
-        item["play"] = play
+    if job not in ("analyze", "puzzles"):
+        return d.to_position_json()
+    item = d.to_deal_json()
+    position = Position.from_json({k: v for k, v in item.items() if k not in ("dealer", "shown")})
+    play = []
+    while not position.is_over:
+        card = rng.choice(position.legal_moves())
+        play.append(card)
+        position = position.play(card)
+    item["play"] = play
     return item
 
 

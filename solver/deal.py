@@ -75,6 +75,14 @@ class Deal:
         position["dealer"] = cards.seat_name(self.dealer)
         return position
 
+    def to_deal_json(self) -> dict:
+        """The start of the deal as `malilla-dd analyze` reads it: the position
+        JSON with ``dealer`` and, when the dealer showed a card, ``shown``."""
+        obj = self.to_position_json()
+        if self.shown is not None:
+            obj["shown"] = cards.card_name(self.shown, self.profile)
+        return obj
+
 
 def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None) -> Deal:
     """Shuffle the profile's deck with ``random.Random(seed)`` and deal it.

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from solver import Position, get_profile
-from solver.cards import card_name
 from solver.deal import deal
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -128,11 +127,7 @@ def random_play(start: Position, seed: int, cards: int | None = None) -> list[st
 def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
     """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
     the input of `malilla-dd analyze` and AnalyzePlay."""
-    profile = get_profile(game)
-    d = deal(profile, seed=seed, dealer=seed % 4)
-    obj = d.to_position_json()
-    if d.shown is not None:
-        obj["shown"] = card_name(d.shown, profile)
+    obj = deal(get_profile(game), seed=seed, dealer=seed % 4).to_deal_json()
     obj["play"] = random_play(Position.from_json(obj), seed, cards)
     obj.update(extra)
     return obj

@@ -193,6 +193,13 @@ class TestPositionJson:
         assert pos["trump"] == "NT" and pos["leader"] == "W" and pos["dealer"] == "S"
         assert set(pos["hands"]) == {"N", "E", "S", "W"}
 
+    def test_deal_json_adds_the_shown_card(self):
+        d = deal(MALILLA, 11, dealer=S)
+        obj = d.to_deal_json()
+        assert obj == {**d.to_position_json(), "shown": cards.card_name(d.shown, MALILLA)}
+        assert obj["shown"][-1] == d.trump
+        assert deal(MANILLE, 11, dealer=S).to_deal_json() == deal(MANILLE, 11, dealer=S).to_position_json()
+
     def test_is_json_serialisable(self):
         pos = deal(MANILLE, 1).to_position_json()
         assert json.loads(json.dumps(pos)) == pos
