@@ -13,7 +13,7 @@ Answers are the library's own `solver.solve.Solution`; `analyze_play` and
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,14 +128,24 @@ class Client:
     def _timeout(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else timeout
 
+    def _call(self, method: Callable, request: Any, timeout: float | None) -> Any:
+        """One unary call with this client's deadline and metadata; failures raise `RemoteError`."""
+        try:
+            return method(request, timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+
+    def _stream(self, method: Callable, request: Any, timeout: float | None) -> Iterator[Any]:
+        """The responses of one streaming call, as `_call`."""
+        try:
+            yield from method(request, timeout=self._timeout(timeout), metadata=self.metadata)
+        except grpc.RpcError as e:
+            raise RemoteError.of(e) from None
+
     def solve(self, position: PositionLike, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
         """`solver.solve.Solver.solve` on the server."""
-        try:
-            response = self.stub.Solve(_request(position, mode, objective, target),
-                                       timeout=self._timeout(timeout), metadata=self.metadata)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
+        response = self._call(self.stub.Solve, _request(position, mode, objective, target), timeout)
         return convert.solution_from_message(response.solution)
 
     def solve_many(self, positions: Iterable[tuple[str, PositionLike]], mode: str = "all",
@@ -144,47 +154,30 @@ class Client:
         """(id, position) pairs through one SolveStream call; yields (id, Solution or
         StreamError) in the same order."""
         requests = (_request(p, mode, objective, target, request_id) for request_id, p in positions)
-        try:
-            for response in self.stub.SolveStream(requests, timeout=self._timeout(timeout),
-                                                  metadata=self.metadata):
-                if response.HasField("error"):
-                    e = response.error
-                    yield response.id, StreamError(e.code, e.message,
-                                                   [(v.field, v.description) for v in e.field_violations])
-                else:
-                    yield response.id, convert.solution_from_message(response.solution)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
+        for response in self._stream(self.stub.SolveStream, requests, timeout):
+            if response.HasField("error"):
+                e = response.error
+                yield response.id, StreamError(e.code, e.message,
+                                               [(v.field, v.description) for v in e.field_violations])
+            else:
+                yield response.id, convert.solution_from_message(response.solution)
 
     def legal_moves(self, position: PositionLike, lenient: bool = False,
                     timeout: float | None = None) -> list[str]:
-        try:
-            response = self.stub.LegalMoves(pb.LegalMovesRequest(position=convert.position_message(position),
-                                                                 lenient=lenient),
-                                            timeout=self._timeout(timeout), metadata=self.metadata)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
-        return list(response.legal)
+        request = pb.LegalMovesRequest(position=convert.position_message(position), lenient=lenient)
+        return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
     def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None) -> dict[str, Any]:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
         in, the analysis's JSON out (equal to the library's `Analysis.to_json()`)."""
-        try:
-            response = self.stub.AnalyzePlay(pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal)),
-                                             timeout=self._timeout(timeout), metadata=self.metadata)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
-        return convert.analysis_json(response.analysis)
+        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal))
+        return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
     def table(self, deal: PositionLike, timeout: float | None = None) -> dict[str, Any]:
         """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer` optional)
         in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
-        try:
-            response = self.stub.Table(pb.TableRequest(deal=convert.deal_message(deal)),
-                                       timeout=self._timeout(timeout), metadata=self.metadata)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
-        return convert.table_json(response.table)
+        request = pb.TableRequest(deal=convert.deal_message(deal))
+        return convert.table_json(self._call(self.stub.Table, request, timeout).table)
 
     def advise(self, view: dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
@@ -194,11 +187,8 @@ class Client:
                                    progress_every=progress_every)
         if goal is not None:
             request.goal = goal
-        try:
-            for response in self.stub.Advise(request, timeout=self._timeout(timeout), metadata=self.metadata):
-                yield convert.advice_json(response)
-        except grpc.RpcError as e:
-            raise RemoteError.of(e) from None
+        for response in self._stream(self.stub.Advise, request, timeout):
+            yield convert.advice_json(response)
 
     def health(self, service: str = "", timeout: float | None = 5.0) -> str:
         """SERVING, NOT_SERVING, ... (the grpc.health.v1 status name)."""
