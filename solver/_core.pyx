@@ -599,6 +599,45 @@ cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogi
     return total
 
 
+cdef inline int unruffed_rounds(const Ctx* X, int s) noexcept nogil:
+    """Rounds of suit s the side on lead can lead before a rival holding
+    trumps may be void in it and ruff (16 when no rival can ruff s)."""
+    cdef const State* st = &X.st
+    cdef int o, m, rounds = 16
+    cdef uint64_t rival
+    if s == st.trump or st.trump == NO_TRUMP:
+        return rounds
+    for o in range(1, 4, 2):
+        rival = st.hands[(st.leader + o) & 3]
+        if rival & suit_bits(st.trump):
+            m = popcount64(rival & suit_bits(s))
+            if m < rounds:
+                rounds = m
+    return rounds
+
+
+cdef inline uint64_t top_run(uint64_t hand, uint64_t rest, int most) noexcept nogil:
+    """The cards of `hand` at the top of `rest` (one suit's cards in play), at most `most`."""
+    cdef uint64_t run = 0
+    cdef int c
+    while rest and most > 0:
+        c = highest(rest)
+        if not (hand >> c) & 1:
+            break
+        run |= bit(c)
+        rest &= ~bit(c)
+        most -= 1
+    return run
+
+
+cdef inline bint may_have_to_ruff(const Ctx* X, uint64_t hand, int rounds) noexcept nogil:
+    """Could this player of the side on lead, holding trumps, run out of
+    non-trump cards he may discard within `rounds` tricks his partner wins,
+    and so have to ruff and take the lead away?"""
+    cdef uint64_t trumps = suit_bits(X.st.trump) if X.st.trump != NO_TRUMP else 0
+    return (hand & trumps) != 0 and popcount64(hand & ~trumps & ~X.rules.protected) < rounds
+
+
 cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
     """Points the side on lead cannot fail to take: the leader cashes his
     top cards of each suit for as long as no rival can ruff them, keeping the
@@ -607,36 +646,15 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) 
     winning whatever trick it falls in."""
     cdef const State* st = &X.st
     cdef const RuleFlags* r = &X.rules
-    cdef int L = st.leader, s, k, safe, m, o, c, total = 0, tricks = 0, own, partners
-    cdef uint64_t hand = st.hands[L], rest, trumps, partner = st.hands[(L + 2) & 3], cashed = 0
+    cdef int L = st.leader, s, o, total, tricks, own, partners
+    cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], cashed = 0
     for s in range(4):
-        if not hand & suit_bits(s):
-            continue
-        safe = 16
-        if s != st.trump and st.trump != NO_TRUMP:
-            trumps = suit_bits(st.trump)
-            for o in range(1, 4, 2):
-                if st.hands[(L + o) & 3] & trumps:
-                    m = popcount64(st.hands[(L + o) & 3] & suit_bits(s))
-                    if m < safe:
-                        safe = m
-        rest = all_cards & suit_bits(s)
-        k = 0
-        while rest and k < safe:
-            c = highest(rest)
-            if not (hand >> c) & 1:
-                break
-            cashed |= bit(c)
-            k += 1
-            rest &= ~bit(c)
-        tricks += k
-    if tricks and st.trump != NO_TRUMP:
-        # a partner with trumps must keep a non-trump card he may play for
-        # every round, or he could be forced to ruff and take the lead away
-        trumps = suit_bits(st.trump)
-        if partner & trumps and popcount64(partner & ~trumps & ~r.protected) < tricks:
-            tricks = 0
-            cashed = 0
+        if hand & suit_bits(s):
+            cashed |= top_run(hand, all_cards & suit_bits(s), unruffed_rounds(X, s))
+    tricks = popcount64(cashed)
+    if may_have_to_ruff(X, partner, tricks):
+        tricks = 0
+        cashed = 0
     masters &= ~cashed
     own = popcount64(masters & hand)
     partners = popcount64(masters & partner)
@@ -659,52 +677,29 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
     0) count as in cash_points. The best such suit, or 0."""
     cdef const State* st = &X.st
     cdef const RuleFlags* r = &X.rules
-    cdef int L = st.leader, e, t, o, m, k, safe, safe_e, tricks, own, partners, total, best = 0
-    cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], trumps = 0, suit, rest, cashed
-    cdef uint64_t ruffers[2]
-    if st.trump != NO_TRUMP:
-        trumps = suit_bits(st.trump)
-    ruffers[0] = st.hands[(L + 1) & 3] if st.hands[(L + 1) & 3] & trumps else 0
-    ruffers[1] = st.hands[(L + 3) & 3] if st.hands[(L + 3) & 3] & trumps else 0
+    cdef int L = st.leader, e, t, safe_e, tricks, own, partners, total, best = 0
+    cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], suit, rest, cashed
     own = popcount64(masters & hand)
     partners = popcount64(masters & partner)
     for e in range(4):
         suit = all_cards & suit_bits(e)
         if e == st.trump or not hand & suit or not (partner >> highest(suit)) & 1:
             continue
-        safe_e = 16
-        for o in range(2):
-            if ruffers[o]:
-                m = popcount64(ruffers[o] & suit)
-                if m < safe_e:
-                    safe_e = m
+        safe_e = unruffed_rounds(X, e)
         if safe_e == 0:
             continue
         cashed = bit(highest(suit))
-        tricks = 1
         for t in range(4):
             if t == st.trump:
                 continue
             rest = all_cards & suit_bits(t) & ~cashed
             if t == e:
                 rest &= ~bit(ctz64(hand & suit))    # the card led to the partner
-                safe = safe_e - 1
+                cashed |= top_run(partner, rest, safe_e - 1)
             else:
-                safe = 16
-                for o in range(2):
-                    if ruffers[o]:
-                        m = popcount64(ruffers[o] & suit_bits(t))
-                        if m < safe:
-                            safe = m
-            k = 0
-            while rest and k < safe:
-                if not (partner >> highest(rest)) & 1:
-                    break
-                cashed |= bit(highest(rest))
-                rest &= ~bit(highest(rest))
-                k += 1
-            tricks += k
-        if hand & trumps and popcount64(hand & ~trumps & ~r.protected) < tricks:
+                cashed |= top_run(partner, rest, unruffed_rounds(X, t))
+        tricks = popcount64(cashed)
+        if may_have_to_ruff(X, hand, tricks):
             # the leader could be forced to ruff his partner's winners
             tricks = 1
             cashed = bit(highest(suit))
