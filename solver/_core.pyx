@@ -266,11 +266,9 @@ cdef void tt_grow(Table* t) noexcept nogil:
 
 cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
                           int depth, int lo, int hi, int best) noexcept nogil:
-    cdef Entry* b
     cdef Entry* e
     if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET:
         tt_grow(t)
-    b = bucket_of(t, hash)
     e = tt_find(t, k0, k1, hash)
     if e != NULL:
         if lo < e.lo:
@@ -278,7 +276,7 @@ cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
         if hi > e.hi:
             hi = e.hi
     else:
-        e = tt_slot(t, b)
+        e = tt_slot(t, bucket_of(t, hash))
     e.k0 = k0
     e.k1 = k1
     e.generation = t.generation
@@ -742,7 +740,7 @@ cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     return X.rules.trick_bonus + mask_points(&X.rules, all_cards) if (seat & 1) == 0 else 0
 
 
-cdef int last_two(Ctx* X, uint64_t all_cards) noexcept nogil:
+cdef int last_two(Ctx* X) noexcept nogil:
     """N-S's exact value of the last two tricks, by plain minimax."""
     cdef int seat = to_move(&X.rules, &X.st), reason, winning, c, v
     cdef int maximize = (seat & 1) == 0, best = -INF if maximize else INF
@@ -756,7 +754,7 @@ cdef int last_two(Ctx* X, uint64_t all_cards) noexcept nogil:
         if u.completed:
             v = u.ns + last_trick(X, X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
         else:
-            v = last_two(X, all_cards)
+            v = last_two(X)
         undo_play(X, c, &u)
         if (maximize and v > best) or (not maximize and v < best):
             best = v
@@ -819,7 +817,7 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
                 return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
             hint = actual_card(X, all_cards, e.best)
         if popcount64(all_cards) == 8:
-            v = last_two(X, all_cards)
+            v = last_two(X)
             tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
             return v
         if lo_b > alpha:
