@@ -533,42 +533,42 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         log.exception("%s failed", method)
         context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server goes on")
 
+    @contextmanager
+    def _handling(self, context: grpc.ServicerContext, method: str) -> Iterator[None]:
+        """One RPC's body: admitted under the concurrency limit; an abort passes, anything
+        else becomes INTERNAL."""
+        with self._admitted(context):
+            try:
+                yield
+            except Exception:
+                self._internal(context, method)
+
+    @staticmethod
+    def _read(reader: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        """The request read into a task; a bad one aborts the call with its field violations."""
+        try:
+            return reader(request)
+        except BadRequest as e:
+            context.abort_with_status(e.status())
+
     # ------------------------------------------------------------ RPCs
 
     def Solve(self, request: pb.SolveRequest, context: grpc.ServicerContext) -> pb.SolveResponse:
-        with self._admitted(context):
-            try:
-                try:
-                    task = read_solve_request(request)
-                except BadRequest as e:
-                    context.abort_with_status(e.status())
-                solution = self._call(task, context)
-                return pb.SolveResponse(id=request.id, solution=convert.solution_message(
-                    solution, SEATS[task.position.to_move]))
-            except Exception:
-                self._internal(context, "Solve")
+        with self._handling(context, "Solve"):
+            task = self._read(read_solve_request, request, context)
+            solution = self._call(task, context)
+            return pb.SolveResponse(id=request.id, solution=convert.solution_message(
+                solution, SEATS[task.position.to_move]))
 
     def AnalyzePlay(self, request: pb.AnalyzePlayRequest, context: grpc.ServicerContext) -> pb.AnalyzePlayResponse:
-        with self._admitted(context):
-            try:
-                try:
-                    task = read_analyze_request(request)
-                except BadRequest as e:
-                    context.abort_with_status(e.status())
-                return pb.AnalyzePlayResponse(analysis=convert.analysis_message(self._call(task, context)))
-            except Exception:
-                self._internal(context, "AnalyzePlay")
+        with self._handling(context, "AnalyzePlay"):
+            task = self._read(read_analyze_request, request, context)
+            return pb.AnalyzePlayResponse(analysis=convert.analysis_message(self._call(task, context)))
 
     def Table(self, request: pb.TableRequest, context: grpc.ServicerContext) -> pb.TableResponse:
-        with self._admitted(context):
-            try:
-                try:
-                    task = read_table_request(request)
-                except BadRequest as e:
-                    context.abort_with_status(e.status())
-                return pb.TableResponse(table=convert.table_message(self._call(task, context)))
-            except Exception:
-                self._internal(context, "Table")
+        with self._handling(context, "Table"):
+            task = self._read(read_table_request, request, context)
+            return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
     def _drain(self, task: Any, job: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         """The partial results a streaming job puts on `task.out`, until it ends (None or
@@ -588,51 +588,36 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
 
     def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
-        with self._admitted(context):
-            try:
-                try:
-                    task = read_puzzles_request(request)
-                except BadRequest as e:
-                    context.abort_with_status(e.status())
-                job = self._submit(task, context)
-                for item in self._drain(task, job, context):
-                    if item[0] == "puzzle":
-                        yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
-                    else:
-                        yield pb.GeneratePuzzlesResponse(progress=pb.PuzzleProgress(
-                            attempts=item[1], found=item[2], count=request.count))
-                self._wait(job, context)
-            except Exception:
-                self._internal(context, "GeneratePuzzles")
+        with self._handling(context, "GeneratePuzzles"):
+            task = self._read(read_puzzles_request, request, context)
+            job = self._submit(task, context)
+            for item in self._drain(task, job, context):
+                if item[0] == "puzzle":
+                    yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
+                else:
+                    yield pb.GeneratePuzzlesResponse(progress=pb.PuzzleProgress(
+                        attempts=item[1], found=item[2], count=request.count))
+            self._wait(job, context)
 
     def Advise(self, request: pb.AdviseRequest, context: grpc.ServicerContext) -> Iterator[pb.AdviseResponse]:
-        with self._admitted(context):
-            try:
-                try:
-                    task = read_advise_request(request)
-                except BadRequest as e:
-                    context.abort_with_status(e.status())
-                job = self._submit(task, context)
-                for item in self._drain(task, job, context):
-                    yield convert.advice_message(item)
-                self._wait(job, context)
-            except Exception:
-                self._internal(context, "Advise")
+        with self._handling(context, "Advise"):
+            task = self._read(read_advise_request, request, context)
+            job = self._submit(task, context)
+            for item in self._drain(task, job, context):
+                yield convert.advice_message(item)
+            self._wait(job, context)
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
-        with self._admitted(context):
+        with self._handling(context, "LegalMoves"):
+            if not request.HasField("position"):
+                context.abort_with_status(BadRequest([("position", "missing")]).status())
             try:
-                if not request.HasField("position"):
-                    context.abort_with_status(BadRequest([("position", "missing")]).status())
-                try:
-                    position = Position.from_json(convert.position_dict(request.position),
-                                                  strict=not request.lenient)
-                    legal = position.legal_moves()
-                except ValueError as e:
-                    context.abort_with_status(_library_error(e).status())
-                return pb.LegalMovesResponse(legal=legal, to_move=SEATS[position.to_move])
-            except Exception:
-                self._internal(context, "LegalMoves")
+                position = Position.from_json(convert.position_dict(request.position),
+                                              strict=not request.lenient)
+                legal = position.legal_moves()
+            except ValueError as e:
+                context.abort_with_status(_library_error(e).status())
+            return pb.LegalMovesResponse(legal=legal, to_move=SEATS[position.to_move])
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveRequest],
                     context: grpc.ServicerContext) -> Iterator[pb.SolveResponse]:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, load_vectors
-from server import convert
+from server import convert, service
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
@@ -321,6 +321,22 @@ class TestBadRequests:
             client.solve(bad(MALILLA_MID, trump="Z"))
         assert isinstance(info.value, ValueError)
         assert info.value.violations == [("position.trump", "'Z' is not a suit (S H D C)")]
+
+    @pytest.mark.parametrize("reader,call", [
+        ("read_solve_request", lambda stub: stub.Solve(solve_request(easy_position()), timeout=10)),
+        ("read_table_request", lambda stub: stub.Table(pb.TableRequest(), timeout=10)),
+        ("read_advise_request", lambda stub: list(stub.Advise(pb.AdviseRequest(), timeout=10))),
+    ])
+    def test_an_unexpected_failure_is_internal_and_the_server_goes_on(self, stub, monkeypatch, reader, call):
+        def fail(request):
+            raise RuntimeError("unexpected")
+        monkeypatch.setattr(service, reader, fail)
+        with pytest.raises(grpc.RpcError) as info:
+            call(stub)
+        assert info.value.code() is grpc.StatusCode.INTERNAL
+        assert "the server goes on" in info.value.details()
+        monkeypatch.undo()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
 
     def test_garbage_bytes_do_not_hurt_the_server(self, server, stub):
         channel = channel_to(server)
