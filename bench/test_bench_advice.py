@@ -20,7 +20,7 @@ import pytest
 
 from solver import Position, get_profile
 from solver.advice import View, advise_iter, consistent_layouts, view_of
-from solver.deal import deal
+from solver.deal import deal, random_play
 from solver.solve import Solver
 
 SEED = 20261129
@@ -31,13 +31,7 @@ STABLE_MAX = 200
 
 def played(game: str, i: int) -> dict:
     obj = deal(get_profile(game), seed=SEED + i, dealer=i % 4).to_deal_json()
-    rng = random.Random(SEED + i)
-    pos, play = Position.from_json(obj), []
-    while not pos.is_over:
-        card = rng.choice(pos.legal_moves())
-        play.append(card)
-        pos = pos.play(card)
-    obj["play"] = play
+    obj["play"] = random_play(Position.from_json(obj), random.Random(SEED + i))
     return obj
 
 

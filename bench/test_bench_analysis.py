@@ -17,7 +17,7 @@ import pytest
 
 from solver import Position, get_profile
 from solver.analysis import analyze
-from solver.deal import deal
+from solver.deal import deal, random_play
 from solver.solve import Solver
 from solver.table import table_of
 
@@ -28,15 +28,6 @@ BOUND = 10.0
 
 def start_of(game: str, i: int) -> dict:
     return deal(get_profile(game), seed=SEED + i, dealer=i % 4).to_deal_json()
-
-
-def random_play(obj: dict, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    position, play = Position.from_json(obj), []
-    while not position.is_over:
-        play.append(rng.choice(position.legal_moves()))
-        position = position.play(play[-1])
-    return play
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -65,7 +56,7 @@ def test_malilla_analysis_against_one_solve(benchmark, play: str) -> None:
     for i in range(DEALS):
         obj = start_of("malilla", i)
         if play == "random":
-            obj["play"] = random_play(obj, SEED + i)
+            obj["play"] = random_play(Position.from_json(obj), random.Random(SEED + i))
         else:
             obj["play"] = list(solver.solve(Position.from_json(obj), mode="best").line)
         deals.append(obj)

@@ -81,19 +81,13 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
 def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]:
     """Item `index` of the generated stream of `seed`: the start of a deal (a random dealer);
     for `analyze` and `puzzles`, with a whole deal of random legal play in ``play``."""
-    from .deal import deal
+    from .deal import deal, random_play
     rng = random.Random(f"malilla-dd batch {game} {seed} {index}")
     d = deal(get_profile(game), rng.randrange(1 << 31), dealer=rng.randrange(4))
     if job not in ("analyze", "puzzles"):
         return d.to_position_json()
     item = d.to_deal_json()
-    position = Position.from_json({k: v for k, v in item.items() if k not in ("dealer", "shown")})
-    play = []
-    while not position.is_over:
-        card = rng.choice(position.legal_moves())
-        play.append(card)
-        position = position.play(card)
-    item["play"] = play
+    item["play"] = random_play(Position.from_json(item), rng)
     return item
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import cycle
 
 from . import cards
+from .position import Position
 from .profiles import Profile
 
 __all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump", "check_seat"]
@@ -134,3 +135,13 @@ def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None)
         shown=shown,
         leader=order[0],
     )
+
+
+def random_play(position: Position, rng: random.Random, cards: int | None = None) -> list[str]:
+    """Random legal cards from `position` drawn with `rng`: to the end of the deal, or the first `cards`."""
+    play: list[str] = []
+    while not position.is_over and (cards is None or len(play) < cards):
+        card = rng.choice(position.legal_moves())
+        play.append(card)
+        position = position.play(card)
+    return play

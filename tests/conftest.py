@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from solver import Position, get_profile
-from solver.deal import deal
+from solver.deal import deal, random_play
 
 PROJECT = Path(__file__).resolve().parents[1]
 VECTORS = PROJECT / ".." / "shared" / "vectors"
@@ -113,21 +113,10 @@ def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
     assert missed.cards == ()
 
 
-def random_play(start: Position, seed: int, cards: int | None = None) -> list[str]:
-    """Random legal cards from `start` (the whole deal, or the first `cards`)."""
-    rng = random.Random(seed)
-    position, play = start, []
-    while not position.is_over and (cards is None or len(play) < cards):
-        card = rng.choice(position.legal_moves())
-        play.append(card)
-        position = position.play(card)
-    return play
-
-
 def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
     """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
     the input of `malilla-dd analyze` and AnalyzePlay."""
     obj = deal(get_profile(game), seed=seed, dealer=seed % 4).to_deal_json()
-    obj["play"] = random_play(Position.from_json(obj), seed, cards)
+    obj["play"] = random_play(Position.from_json(obj), random.Random(seed), cards)
     obj.update(extra)
     return obj

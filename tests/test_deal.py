@@ -8,7 +8,8 @@ import random
 import pytest
 
 from solver import cards
-from solver.deal import Deal, check_seat, deal, next_dealer, parse_trump, trump_choices
+from solver import Position
+from solver.deal import Deal, check_seat, deal, next_dealer, parse_trump, random_play, trump_choices
 from solver.profiles import MALILLA, MANILLE
 
 from conftest import load_vectors
@@ -209,6 +210,24 @@ class TestPositionJson:
         vector = next(v for v in load_vectors("full") if v["game"] == profile.name)
         ours = deal(profile, 0).to_position_json()
         assert set(ours) - {"dealer"} == set(vector) - {"values"}
+
+
+class TestRandomPlay:
+    @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+    def test_legal_to_the_end_and_repeatable(self, profile):
+        start = Position.from_json(deal(profile, 5).to_deal_json())
+        play = random_play(start, random.Random(1))
+        assert play == random_play(start, random.Random(1))
+        assert len(play) == 4 * profile.tricks
+        position = start
+        for card in play:
+            assert card in position.legal_moves()
+            position = position.play(card)
+        assert position.is_over
+
+    def test_the_first_cards_only(self):
+        start = Position.from_json(deal(MANILLE, 5).to_deal_json())
+        assert random_play(start, random.Random(1), cards=6) == random_play(start, random.Random(1))[:6]
 
 
 class TestBadInputs:
