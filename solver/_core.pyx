@@ -457,10 +457,13 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             sc = 200 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
         else:
             sc = 100 - r.pts[c] * 4 - (c & 15)
-        if c == X.killers[depth][0]:
-            sc += 500
-        elif c == X.killers[depth][1]:
-            sc += 400
+        if st.ntrick == 0:
+            # killers order the leads only: among the followers, whose cards
+            # answer a particular trick, they mislead more than they help
+            if c == X.killers[depth][0]:
+                sc += 500
+            elif c == X.killers[depth][1]:
+                sc += 400
         j = n
         while j > 0 and scores[j - 1] < sc:
             scores[j] = scores[j - 1]
@@ -858,7 +861,7 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
                 if v < beta:
                     beta = v
         if alpha >= beta:
-            if X.killers[depth][0] != c:
+            if st.ntrick == 0 and X.killers[depth][0] != c:
                 X.killers[depth][1] = X.killers[depth][0]
                 X.killers[depth][0] = c
             break
@@ -1205,6 +1208,7 @@ cdef class Core:
         self.X.tt.initial = initial
         self.X.tt.active = initial
         self.X.tt.generation = 1
+        memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
         self.memory = nb * BUCKET_BYTES
         self.signature = None
 
@@ -1219,7 +1223,7 @@ cdef class Core:
         if self.X.tt.generation >= (1u << 31):
             memset(self.X.tt.buckets, 0, self.memory)
             self.X.tt.generation = 1
-        memset(self.X.killers, 0, sizeof(self.X.killers))
+        memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
         self.X.tt.used = 0
         self.X.tt.active = self.X.tt.initial
 
