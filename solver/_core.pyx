@@ -414,6 +414,17 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     return out
 
 
+cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
+    """The side suits (bit per suit) that `seat` is void in while holding a trump."""
+    cdef int s, out = 0
+    if st.trump == NO_TRUMP or not (st.hands[seat] & suit_bits(st.trump)):
+        return 0
+    for s in range(4):
+        if s != st.trump and not (st.hands[seat] & suit_bits(s)):
+            out |= 1 << s
+    return out
+
+
 cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
                      int* out) noexcept nogil:
     """The moves worth searching, best-looking first: one of each run of
@@ -423,7 +434,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, depth, tmp
+    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, depth, rival_ruffs = 0, partner_ruffs = 0
     cdef uint64_t rest = reps
     if st.ntrick:
         w = winner_index(st.trick, st.ntrick, st.trump)
@@ -434,6 +445,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     else:
         hint = -1
     depth = popcount64(present) - st.ntrick
+    if st.ntrick == 0:
+        rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
+        partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
     while rest:
         c = ctz64(rest)
         rest &= rest - 1
@@ -446,15 +460,21 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc = 180 - 8 * r.pts[c] - (c & 15)
             else:
                 sc = 100 - 8 * r.pts[c] - (c & 15)
+            if (rival_ruffs >> (c >> 4)) & 1:
+                sc -= 200
+            elif (partner_ruffs >> (c >> 4)) & 1:
+                sc += 40
         elif st.ntrick == 3:
-            if beats(c, wc, st.trump) or partner_wins:
+            if partner_wins and not beats(c, wc, st.trump):
                 sc = 300 + r.pts[c] * 4 - (c & 15)
+            elif beats(c, wc, st.trump):
+                sc = 300 - (c & 15)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif partner_wins and not beats(c, wc, st.trump):
             sc = 150 + r.pts[c] if (present & above(wc)) == 0 else 100 - r.pts[c] * 4 - (c & 15)
         elif beats(c, wc, st.trump):
-            sc = 200 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
+            sc = 200 + r.pts[c] * 4 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
         else:
             sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:

@@ -372,9 +372,10 @@ class TestDeadlinesAndCancellation:
     def test_the_deadline_bounds_the_whole_table_not_each_search(self, one_worker):
         """A table is 20 searches of about 0.4 s here: a deadline of 1 s stops it within its time."""
         server, stub = one_worker
+        request = table_request(hard_deal())
         start = time.monotonic()
         with pytest.raises(grpc.RpcError) as info:
-            stub.Table(table_request(hard_deal()), timeout=1.0)
+            stub.Table(request, timeout=1.0)
         assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
         assert time.monotonic() - start < 1.5
         assert wait_until(lambda: server.service.admission.active == 0, 1.0)
