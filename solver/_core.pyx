@@ -414,6 +414,16 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     return out
 
 
+cdef inline bint can_beat(const State* st, uint64_t hand, int w) noexcept nogil:
+    """Does `hand` hold a card that beats w, the card winning the trick in progress?"""
+    cdef uint64_t follow = hand & suit_bits(st.trick[0] >> 4)
+    if follow:
+        return beats(highest(follow), w, st.trump)
+    if st.trump != NO_TRUMP and hand & suit_bits(st.trump):
+        return beats(highest(hand & suit_bits(st.trump)), w, st.trump)
+    return 0
+
+
 cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     """The side suits (bit per suit) that `seat` is void in while holding a trump."""
     cdef int s, out = 0
@@ -434,12 +444,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, depth, rival_ruffs = 0, partner_ruffs = 0
-    cdef uint64_t rest = reps
+    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, partner_can_win = 0, depth, rival_ruffs = 0, partner_ruffs = 0
+    cdef uint64_t rest = reps, ph
     if st.ntrick:
         w = winner_index(st.trick, st.ntrick, st.trump)
         wc = st.trick[w]
         partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
+        if st.ntrick == 1:
+            ph = st.hands[(seat + 2) & 3]
+            if ph & above(wc):
+                partner_can_win = 1
+            elif st.trump != NO_TRUMP and (wc >> 4) != st.trump and not (ph & suit_bits(wc >> 4)) and (ph & suit_bits(st.trump)):
+                partner_can_win = 1
     if hint >= 0 and (moves >> hint) & 1:
         hint = group_head(r, moves, present, hint)
     else:
@@ -455,9 +471,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             sc = 10000
         elif st.ntrick == 0:
             if (present & above(c)) == 0:
-                sc = 200 + r.pts[c]
+                sc = 200 + r.pts[c] - (10 if (c >> 4) == st.trump else 0)
             elif (st.hands[(seat + 2) & 3] >> highest(present & suit_bits(c >> 4))) & 1:
-                sc = 180 - 8 * r.pts[c] - (c & 15)
+                sc = 220 - 8 * r.pts[c] - (c & 15)
             else:
                 sc = 100 - 8 * r.pts[c] - (c & 15)
             if (rival_ruffs >> (c >> 4)) & 1:
@@ -471,10 +487,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc = 300 - (c & 15)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
+        elif st.ntrick == 2 and (partner_wins or beats(c, wc, st.trump)):
+            # third hand: the trick is the side's unless the last player can beat it
+            if beats(c, wc, st.trump):
+                sc = (300 + r.pts[c] * 4 - (c & 15)) if not can_beat(st, st.hands[(seat + r.step) & 3], c) else 90 - (c & 15)
+            else:
+                sc = (300 + r.pts[c] * 4 - (c & 15)) if not can_beat(st, st.hands[(seat + r.step) & 3], wc) else 120 - r.pts[c] * 4 - (c & 15)
         elif partner_wins and not beats(c, wc, st.trump):
             sc = 150 + r.pts[c] if (present & above(wc)) == 0 else 100 - r.pts[c] * 4 - (c & 15)
         elif beats(c, wc, st.trump):
             sc = 200 + r.pts[c] * 4 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
+        elif st.ntrick == 1 and partner_can_win:
+            sc = 100 + r.pts[c] * 4 - (c & 15)
         else:
             sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:
