@@ -439,23 +439,25 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                      int* out) noexcept nogil:
     """The moves worth searching, best-looking first: one of each run of
     equivalent cards, and with `reduce` only the dominant card of a run of
-    connected cards when the trick's winning side is already settled."""
+    connected cards when the trick's winning side is already settled.
+
+    The table's card comes first. Leads: killers, then a card towards the
+    partner's top card, winners, low cards, and last a suit a rival ruffs.
+    Followers take a trick as cheaply as they can where it stays taken and
+    give points to a trick their side keeps."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
     cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, partner_can_win = 0, depth, rival_ruffs = 0, partner_ruffs = 0
-    cdef uint64_t rest = reps, ph
+    cdef uint64_t rest = reps, last = 0
     if st.ntrick:
         w = winner_index(st.trick, st.ntrick, st.trump)
         wc = st.trick[w]
         partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
         if st.ntrick == 1:
-            ph = st.hands[(seat + 2) & 3]
-            if ph & above(wc):
-                partner_can_win = 1
-            elif st.trump != NO_TRUMP and (wc >> 4) != st.trump and not (ph & suit_bits(wc >> 4)) and (ph & suit_bits(st.trump)):
-                partner_can_win = 1
+            partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
+        last = st.hands[(seat + r.step) & 3]
     if hint >= 0 and (moves >> hint) & 1:
         hint = group_head(r, moves, present, hint)
     else:
@@ -480,27 +482,30 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc -= 200
             elif (partner_ruffs >> (c >> 4)) & 1:
                 sc += 40
-        elif st.ntrick == 3:
-            if partner_wins and not beats(c, wc, st.trump):
-                sc = 300 + r.pts[c] * 4 - (c & 15)
-            elif beats(c, wc, st.trump):
-                sc = 300 - (c & 15)
+        elif st.ntrick == 1:
+            # second hand: the leader, a rival, is winning
+            if beats(c, wc, st.trump):
+                sc = 200 + r.pts[c] * 4 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
+            elif partner_can_win:
+                sc = 100 + r.pts[c] * 4 - (c & 15)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
-        elif st.ntrick == 2 and (partner_wins or beats(c, wc, st.trump)):
-            # third hand: the trick is the side's unless the last player can beat it
+        elif st.ntrick == 2:
+            # third hand: the trick is the side's unless the last player can take it
             if beats(c, wc, st.trump):
-                sc = (300 + r.pts[c] * 4 - (c & 15)) if not can_beat(st, st.hands[(seat + r.step) & 3], c) else 90 - (c & 15)
+                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + r.pts[c] * 4 - (c & 15)
+            elif partner_wins:
+                sc = 120 - r.pts[c] * 4 - (c & 15) if can_beat(st, last, wc) else 300 + r.pts[c] * 4 - (c & 15)
             else:
-                sc = (300 + r.pts[c] * 4 - (c & 15)) if not can_beat(st, st.hands[(seat + r.step) & 3], wc) else 120 - r.pts[c] * 4 - (c & 15)
-        elif partner_wins and not beats(c, wc, st.trump):
-            sc = 150 + r.pts[c] if (present & above(wc)) == 0 else 100 - r.pts[c] * 4 - (c & 15)
-        elif beats(c, wc, st.trump):
-            sc = 200 + r.pts[c] * 4 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
-        elif st.ntrick == 1 and partner_can_win:
-            sc = 100 + r.pts[c] * 4 - (c & 15)
+                sc = 100 - r.pts[c] * 4 - (c & 15)
         else:
-            sc = 100 - r.pts[c] * 4 - (c & 15)
+            # last hand: win as cheaply as possible, give points to the partner
+            if beats(c, wc, st.trump):
+                sc = 300 - (c & 15)
+            elif partner_wins:
+                sc = 300 + r.pts[c] * 4 - (c & 15)
+            else:
+                sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:
             # killers order the leads only: among the followers, whose cards
             # answer a particular trick, they mislead more than they help
