@@ -930,8 +930,8 @@ cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
     """Exact N-S value of the current state by null-window probes.
 
     Like MTD(f), each probe's fail-soft answer narrows [lo, hi]; while
-    probes keep failing the same way the next one steps further (1, 2, then
-    4 points), and once the value is bracketed the probes bisect."""
+    probes keep failing the same way the next one steps further (1, then 2
+    points), and once the value is bracketed the probes bisect."""
     cdef int b, v, step = 1, direction, last = 0, seen = 0
     b = guess
     while lo < hi and not X.stopped:
@@ -950,7 +950,7 @@ cdef int mtdf(Ctx* X, int guess, int lo, int hi) noexcept nogil:
         if seen == 3:
             b = lo + (hi - lo + 1) // 2
         else:
-            step = min(step * 2, 4) if direction == last else 1
+            step = 2 if direction == last else 1
             b = lo + step if direction > 0 else hi - step + 1
         last = direction
     return lo
