@@ -105,12 +105,10 @@ def rotate_suits(position: dict, k: int) -> dict:
             "hands": {seat: " ".join(card(c) for c in cards.split()) for seat, cards in position["hands"].items()}}
 
 
-@functools.lru_cache(maxsize=4)
-def hard_variant(k: int) -> tuple[dict, int, int]:
+def hard_variant(solver: Solver, k: int) -> tuple[dict, int, int]:
     """A whole Malilla deal, its suits rotated k places, and a mode that the library needs
     more than HARD_SECONDS for (checked here, so that a faster search makes this fail
     loudly, not pass wrongly)."""
-    solver = Solver(TEST_MEMORY)
     for game, seed, dealer, mode, objective in HARD_CANDIDATES:
         position = rotate_suits(full_deal(game, seed, dealer), k)
         solver.clear()
@@ -121,10 +119,17 @@ def hard_variant(k: int) -> tuple[dict, int, int]:
     pytest.fail(f"no candidate position takes the search more than {HARD_SECONDS} s: pick harder ones")
 
 
+@functools.lru_cache(maxsize=1)
+def hard_variants() -> list[tuple[dict, int, int]]:
+    solver = Solver(TEST_MEMORY)
+    return [hard_variant(solver, k) for k in range(len(SUITS))]
+
+
 def hard_request_args() -> tuple[dict, int, int]:
     """A hard request whose trump differs from the last one's: a server worker keeps
     its table for one trump, so no hard request finds the last one's work there."""
-    return hard_variant(next(_hard_calls) % 4)
+    variants = hard_variants()
+    return variants[next(_hard_calls) % len(variants)]
 
 
 def hard_request(request_id: str = "") -> pb.SolveRequest:

@@ -47,8 +47,8 @@ class TestDeadlines:
     def test_deadline_stops_the_search_and_frees_the_worker(self, one_worker):
         server, stub = one_worker
         reactions = []
-        request = hard_request()
         for _ in range(3):
+            request = hard_request()
             start = time.monotonic()
             hard = stub.Solve.future(request, timeout=0.15)
             time.sleep(0.03)
@@ -76,10 +76,11 @@ class TestDeadlines:
                 job_stop.append(time.monotonic())
 
         server.service._run = spy
+        request = hard_request()
         try:
             start = time.monotonic()
             with pytest.raises(grpc.RpcError) as info:
-                stub.Solve(hard_request(), timeout=0.2)
+                stub.Solve(request, timeout=0.2)
             assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
             assert wait_until(lambda: job_stop)
         finally:
