@@ -485,7 +485,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 1:
             # second hand: the leader, a rival, is winning
             if beats(c, wc, st.trump):
-                sc = 200 + r.pts[c] * 4 - (c & 15) + (60 if (present & above(c)) == 0 else 0)
+                sc = 300 + r.pts[c] * 4 - (c & 15) if not can_beat(st, last, c) else 200 - (c & 15)
             elif partner_can_win:
                 sc = 100 + r.pts[c] * 4 - (c & 15)
             else:
