@@ -542,23 +542,22 @@ cdef inline int remaining(const Ctx* X) noexcept nogil:
     return total + X.rules.trick_bonus * ((popcount64(all_cards) + st.ntrick + 3) // 4)
 
 
-cdef inline void canonical_hands(const Ctx* X, uint64_t all_cards, uint64_t* out) noexcept nogil:
-    """The hands with each suit's worthless low cards moved up to close the
-    gaps left by played ones: positions that differ only in which low cards
-    are gone play the same, so they share one table key."""
+cdef inline void canonical_masks(const Ctx* X, uint64_t all_cards, uint64_t* m, int n) noexcept nogil:
+    """The card masks m[0..n-1] (subsets of all_cards) with each suit's
+    worthless low cards moved up to close the gaps left by played ones:
+    positions that differ only in which low cards are gone play the same,
+    so they share one table key."""
     cdef int nlow = X.rules.nlow, s, i, k, shift
     cdef uint64_t lowm = (<uint64_t>1 << nlow) - 1, u, low
-    for i in range(4):
-        out[i] = X.st.hands[i]
     for s in range(4):
         shift = 16 * s
         u = (all_cards >> shift) & lowm
         k = popcount64(u)
         if k == 0 or (u >> (nlow - k)) == (<uint64_t>1 << k) - 1:
             continue
-        for i in range(4):
-            low = pext64(X.st.hands[i] >> shift, u) << (nlow - k)
-            out[i] = (out[i] & ~(lowm << shift)) | (low << shift)
+        for i in range(n):
+            low = pext64(m[i] >> shift, u) << (nlow - k)
+            m[i] = (m[i] & ~(lowm << shift)) | (low << shift)
 
 
 cdef inline uint64_t pack40(uint64_t h) noexcept nogil:
@@ -572,17 +571,20 @@ cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexce
     play, N|E and N|S (which fix each card's holder), the leader, the suits
     led whose protected card is still in play, and (deal score) tricks won."""
     cdef const State* st = &X.st
-    cdef uint64_t h[4]
+    cdef uint64_t h[3]
     cdef uint64_t live = all_cards & X.rules.protected, cards, ne, ns
     cdef int relevant = 0, s, meta
     for s in range(4):
         if s != st.trump and live & suit_bits(s):
             relevant |= 1 << s
     meta = st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6)
-    canonical_hands(X, all_cards, h)
-    cards = pack40(h[0] | h[1] | h[2] | h[3])
-    ne = pack40(h[0] | h[1])
-    ns = pack40(h[0] | h[2])
+    h[0] = all_cards
+    h[1] = st.hands[0] | st.hands[1]
+    h[2] = st.hands[0] | st.hands[2]
+    canonical_masks(X, all_cards, h, 3)
+    cards = pack40(h[0])
+    ne = pack40(h[1])
+    ns = pack40(h[2])
     k[0] = cards | (ne << 40)
     k[1] = (ne >> 24) | (ns << 16) | (<uint64_t>meta << 56)
 
