@@ -492,10 +492,13 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif st.ntrick == 2:
             # third hand: the trick is the side's unless the last player can take it
-            if beats(c, wc, st.trump):
+            if partner_wins and not can_beat(st, last, wc):
+                # the partner's trick is safe: give points, do not overtake
+                sc = 300 + r.pts[c] * 4 - (c & 15) - (100 if beats(c, wc, st.trump) else 0)
+            elif beats(c, wc, st.trump):
                 sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + r.pts[c] * 4 - (c & 15)
             elif partner_wins:
-                sc = 120 - r.pts[c] * 4 - (c & 15) if can_beat(st, last, wc) else 300 + r.pts[c] * 4 - (c & 15)
+                sc = 120 - r.pts[c] * 4 - (c & 15)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         else:
