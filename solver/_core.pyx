@@ -449,7 +449,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, i, j, w, wc = -1, partner_wins = 0, partner_can_win = 0, depth, rival_ruffs = 0, partner_ruffs = 0
+    cdef int n = 0, c, sc, j, w, wc = -1, partner_wins = 0, partner_can_win = 0, depth, rival_ruffs = 0, partner_ruffs = 0
     cdef uint64_t rest = reps, last = 0
     if st.ntrick:
         w = winner_index(st.trick, st.ntrick, st.trump)
