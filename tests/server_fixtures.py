@@ -21,6 +21,7 @@ from server.client import Client
 from server.config import Config
 from server.main import Running, start
 from solver import IllegalPlay, Position, get_profile
+from solver.cards import SUITS
 from solver.deal import deal
 from solver.solve import SearchStopped, Solver
 
@@ -93,7 +94,6 @@ def full_deal(game: str, seed: int, dealer: int = 0) -> dict:
 
 HARD_CANDIDATES = [("malilla", 48, 0, "all", "score"), ("malilla", 100, 0, "all", "score")]
 HARD_SECONDS = 0.5   # the least a hard request takes the library; tests' deadlines for it stay below
-SUITS = "SHDC"
 _hard_calls = itertools.count()
 
 
