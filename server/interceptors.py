@@ -1,6 +1,7 @@
 """Server interceptors: the access log and the bearer token."""
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 import time
@@ -49,11 +50,6 @@ class AccessLog(grpc.ServerInterceptor):
 
     @staticmethod
     def _wrap(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
-        def begin(context: grpc.ServicerContext) -> float:
-            if access_log.isEnabledFor(logging.DEBUG):
-                access_log.debug("method=%s started peer=%s", method, context.peer())
-            return time.perf_counter()
-
         def record(context: grpc.ServicerContext, start: float, error: BaseException | None) -> None:
             if not access_log.isEnabledFor(logging.INFO):
                 return
@@ -64,30 +60,31 @@ class AccessLog(grpc.ServerInterceptor):
             access_log.info("method=%s status=%s latency_ms=%.1f peer=%s", method, name,
                             (time.perf_counter() - start) * 1000, context.peer())
 
+        @contextlib.contextmanager
+        def logged(context: grpc.ServicerContext) -> Iterator[None]:
+            """Log the call's start and, however it ends, its status and latency."""
+            if access_log.isEnabledFor(logging.DEBUG):
+                access_log.debug("method=%s started peer=%s", method, context.peer())
+            start = time.perf_counter()
+            error = None
+            try:
+                yield
+            except BaseException as e:
+                error = e
+                raise
+            finally:
+                record(context, start, error)
+
         def unary(behavior: Callable) -> Callable:
             def run(request: Any, context: grpc.ServicerContext) -> Any:
-                start = begin(context)
-                error = None
-                try:
+                with logged(context):
                     return behavior(request, context)
-                except BaseException as e:
-                    error = e
-                    raise
-                finally:
-                    record(context, start, error)
             return run
 
         def stream(behavior: Callable) -> Callable:
             def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                start = begin(context)
-                error = None
-                try:
+                with logged(context):
                     yield from behavior(request, context)
-                except BaseException as e:
-                    error = e
-                    raise
-                finally:
-                    record(context, start, error)
             return run
 
         return _wrap(handler, unary, stream)
