@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -60,6 +62,17 @@ def library_table(obj: dict):
     return table_of(obj, Solver(SMALL))
 
 
+def assert_library_result(msg: Any, expected: Any, to_message: Callable, to_json: Callable) -> None:
+    """The service's message is the library's result converted the same way (nodes aside:
+    they depend on the table), and converts back to exactly the library's JSON, key order
+    (best first) included."""
+    assert msg.nodes > 0
+    want = to_message(expected)
+    want.nodes = msg.nodes
+    assert msg == want
+    assert json.dumps(to_json(msg)) == json.dumps(expected.to_json())
+
+
 def seeded(game: str, seed: int, dealer: int) -> dict:
     """A full deal with its dealer, trump and leader."""
     return deal(get_profile(game), seed=seed, dealer=dealer).to_position_json()
@@ -91,13 +104,7 @@ class TestAnalyzePlay:
         obj = ANALYSES[name]
         expected = library_analysis(obj)
         msg = stub.AnalyzePlay(analyze_request(obj), timeout=30).analysis
-        # message for message: the library's analysis converted the same way (nodes depend on the table)
-        assert msg.nodes > 0
-        want = convert.analysis_message(expected)
-        want.nodes = msg.nodes
-        assert msg == want
-        # and back: exactly the library's JSON, key order of the values (best first) included
-        assert json.dumps(convert.analysis_json(msg)) == json.dumps(expected.to_json())
+        assert_library_result(msg, expected, convert.analysis_message, convert.analysis_json)
         # the typed fields read directly against the dataclasses
         assert [c.card for c in msg.cards] == list(obj["play"])
         for got, c in zip(msg.cards, expected.cards):
@@ -273,11 +280,7 @@ class TestTable:
         obj = TABLES[name]
         expected = library_table(obj)
         msg = stub.Table(table_request(obj), timeout=30).table
-        assert msg.nodes > 0
-        want = convert.table_message(expected)
-        want.nodes = msg.nodes
-        assert msg == want
-        assert json.dumps(convert.table_json(msg)) == json.dumps(expected.to_json())
+        assert_library_result(msg, expected, convert.table_message, convert.table_json)
         # the typed fields read directly against the dataclass
         assert len(msg.table) == 4 * len(expected.trumps) == len(expected.entries)
         assert [(e.trump, e.leader, e.value, e.ns, e.ew) for e in msg.table] == \
