@@ -449,15 +449,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, j, w, wc = -1, partner_wins = 0, partner_can_win = 0, depth, rival_ruffs = 0, partner_ruffs = 0
+    cdef int n = 0, c, sc, j, w, wc = -1, depth
+    cdef int partner_wins = 0, partner_can_win = 0, partner_safe = 0, rival_ruffs = 0, partner_ruffs = 0
     cdef uint64_t rest = reps, last = 0
     if st.ntrick:
         w = winner_index(st.trick, st.ntrick, st.trump)
         wc = st.trick[w]
         partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
+        last = st.hands[(seat + r.step) & 3]
         if st.ntrick == 1:
             partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
-        last = st.hands[(seat + r.step) & 3]
+        elif st.ntrick == 2:
+            partner_safe = partner_wins and not can_beat(st, last, wc)
     if hint >= 0 and (moves >> hint) & 1:
         hint = group_head(r, moves, present, hint)
     else:
@@ -492,7 +495,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif st.ntrick == 2:
             # third hand: the trick is the side's unless the last player can take it
-            if partner_wins and not can_beat(st, last, wc):
+            if partner_safe:
                 # the partner's trick is safe: give points, do not overtake
                 sc = 300 + r.pts[c] * 4 - (c & 15) - (100 if beats(c, wc, st.trump) else 0)
             elif beats(c, wc, st.trump):
