@@ -636,13 +636,6 @@ cdef inline uint64_t master_trumps(const Ctx* X, uint64_t all_cards, int* side) 
     return t & above(highest(rivals)) if rivals else t
 
 
-cdef inline int sure_points(const Ctx* X, uint64_t masters, int side) noexcept nogil:
-    """Points the masters' side cannot fail to take: their points, and a
-    trick each for the masters of one player (they fall in different tricks)."""
-    cdef int a = popcount64(masters & X.st.hands[side]), b = popcount64(masters & X.st.hands[side + 2])
-    return mask_points(&X.rules, masters) + X.rules.trick_bonus * (a if a > b else b)
-
-
 cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogil:
     """Points of the k cheapest cards of a hand."""
     cdef int p, m, total = 0
@@ -650,11 +643,35 @@ cdef inline int cheapest(const RuleFlags* r, uint64_t hand, int k) noexcept nogi
         if k <= 0:
             break
         m = popcount64(hand & r.by_points[p])
-        if m > k:
-            m = k
+        if m >= k:
+            return total + k * p
         total += m * p
         k -= m
     return total
+
+
+cdef int sure_tricks_points(const Ctx* X, uint64_t counted, int tricks) noexcept nogil:
+    """Points a side surely takes from `tricks` different tricks it surely
+    wins, whose `counted` cards are scored already: the trick points, the
+    counted cards, and the cheapest other cards each player must add (a card
+    to every trick, at most all his counted cards among them)."""
+    cdef const RuleFlags* r = &X.rules
+    cdef int total, p
+    cdef uint64_t hand
+    if tricks == 0:
+        return 0
+    total = mask_points(r, counted) + r.trick_bonus * tricks
+    for p in range(4):
+        hand = X.st.hands[p]
+        total += cheapest(r, hand & ~counted, tricks - popcount64(hand & counted))
+    return total
+
+
+cdef inline int sure_points(const Ctx* X, uint64_t masters, int side) noexcept nogil:
+    """Points the masters' side cannot fail to take: the masters of one
+    player fall in different tricks, each won."""
+    cdef int a = popcount64(masters & X.st.hands[side]), b = popcount64(masters & X.st.hands[side + 2])
+    return sure_tricks_points(X, masters, a if a > b else b)
 
 
 cdef inline int unruffed_rounds(const Ctx* X, int s) noexcept nogil:
@@ -699,12 +716,10 @@ cdef inline bint may_have_to_ruff(const Ctx* X, uint64_t hand, int rounds) noexc
 cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
     """Points the side on lead cannot fail to take: the leader cashes his
     top cards of each suit for as long as no rival can ruff them, keeping the
-    lead, and every other player adds at least his cheapest cards; on top
-    come the side's master trumps (`masters`, or 0) not cashed, each
-    winning whatever trick it falls in."""
+    lead; on top come the side's master trumps (`masters`, or 0) not
+    cashed, each winning whatever trick it falls in."""
     cdef const State* st = &X.st
-    cdef const RuleFlags* r = &X.rules
-    cdef int L = st.leader, s, o, total, tricks, own, partners
+    cdef int L = st.leader, s, tricks, own, partners
     cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], cashed = 0
     for s in range(4):
         if hand & suit_bits(s):
@@ -716,14 +731,9 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) 
     masters &= ~cashed
     own = popcount64(masters & hand)
     partners = popcount64(masters & partner)
-    total = mask_points(r, cashed | masters)
-    total += r.trick_bonus * (tricks + (own if own > partners - tricks else partners - tricks))
-    if tricks:
-        for o in range(1, 4, 2):
-            total += cheapest(r, st.hands[(L + o) & 3], tricks)
-        # the partner's masters in these tricks are counted above already
-        total += cheapest(r, partner & ~masters, tricks - partners)
-    return total
+    # the leader's masters fall in other tricks than his cashed cards, the
+    # partner's too but for those he plays to them
+    return sure_tricks_points(X, cashed | masters, tricks + (own if own > partners - tricks else partners - tricks))
 
 
 cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
@@ -734,7 +744,6 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
     least their cheapest cards, and the side's master trumps (`masters`, or
     0) count as in cash_points. The best such suit, or 0."""
     cdef const State* st = &X.st
-    cdef const RuleFlags* r = &X.rules
     cdef int L = st.leader, e, t, safe_e, tricks, own, partners, total, best = 0
     cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], suit, rest, cashed
     own = popcount64(masters & hand)
@@ -761,10 +770,8 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
             # the leader could be forced to ruff his partner's winners
             tricks = 1
             cashed = bit(highest(suit))
-        total = mask_points(r, cashed | masters)
-        total += r.trick_bonus * (tricks + (partners if partners > own - tricks else own - tricks))
-        total += cheapest(r, st.hands[(L + 1) & 3], tricks) + cheapest(r, st.hands[(L + 3) & 3], tricks)
-        total += cheapest(r, hand & ~masters, tricks - own)
+        total = sure_tricks_points(X, cashed | masters,
+                                   tricks + (partners if partners > own - tricks else own - tricks))
         if total > best:
             best = total
     return best
