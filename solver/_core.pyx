@@ -705,12 +705,27 @@ cdef inline uint64_t top_run(uint64_t hand, uint64_t rest, int most) noexcept no
     return run
 
 
-cdef inline bint may_have_to_ruff(const Ctx* X, uint64_t hand, int rounds) noexcept nogil:
-    """Could this player of the side on lead, holding trumps, run out of
-    non-trump cards he may discard within `rounds` tricks his partner wins,
-    and so have to ruff and take the lead away?"""
+cdef inline int spare_cards(const Ctx* X, uint64_t hand) noexcept nogil:
+    """How many tricks his partner wins this player of the side on lead can
+    surely play to without a trump (16 without trumps): after that he may
+    have to ruff, still winning the trick for the side but taking the lead."""
     cdef uint64_t trumps = suit_bits(X.st.trump) if X.st.trump != NO_TRUMP else 0
-    return (hand & trumps) != 0 and popcount64(hand & ~trumps & ~X.rules.protected) < rounds
+    if not hand & trumps:
+        return 16
+    return popcount64(hand & ~trumps & ~X.rules.protected)
+
+
+cdef inline uint64_t richest(const RuleFlags* r, uint64_t cards, int k) noexcept nogil:
+    """The k cards of `cards` worth the most points."""
+    cdef uint64_t out = 0, m
+    cdef int p
+    for p in range(r.npoint_classes - 1, -1, -1):
+        m = cards & r.by_points[p]
+        while m and k > 0:
+            out |= m & (0 - m)
+            m &= m - 1
+            k -= 1
+    return out
 
 
 cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) noexcept nogil:
@@ -719,15 +734,17 @@ cdef inline int cash_points(const Ctx* X, uint64_t all_cards, uint64_t masters) 
     lead; on top come the side's master trumps (`masters`, or 0) not
     cashed, each winning whatever trick it falls in."""
     cdef const State* st = &X.st
-    cdef int L = st.leader, s, tricks, own, partners
+    cdef int L = st.leader, s, tricks, own, partners, spare
     cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], cashed = 0
     for s in range(4):
         if hand & suit_bits(s):
             cashed |= top_run(hand, all_cards & suit_bits(s), unruffed_rounds(X, s))
     tricks = popcount64(cashed)
-    if may_have_to_ruff(X, partner, tricks):
-        tricks = 0
-        cashed = 0
+    spare = spare_cards(X, partner)
+    if spare < tricks:
+        # the richest cards first: the trick the partner may ruff is the side's too
+        tricks = spare + 1
+        cashed = richest(&X.rules, cashed, tricks)
     masters &= ~cashed
     own = popcount64(masters & hand)
     partners = popcount64(masters & partner)
@@ -745,6 +762,7 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
     0) count as in cash_points. The best such suit, or 0."""
     cdef const State* st = &X.st
     cdef int L = st.leader, e, t, safe_e, tricks, own, partners, total, best = 0
+    cdef int spare = spare_cards(X, st.hands[L])
     cdef uint64_t hand = st.hands[L], partner = st.hands[(L + 2) & 3], suit, rest, cashed
     own = popcount64(masters & hand)
     partners = popcount64(masters & partner)
@@ -766,10 +784,12 @@ cdef inline int entry_points(const Ctx* X, uint64_t all_cards, uint64_t masters)
             else:
                 cashed |= top_run(partner, rest, unruffed_rounds(X, t))
         tricks = popcount64(cashed)
-        if may_have_to_ruff(X, hand, tricks):
-            # the leader could be forced to ruff his partner's winners
-            tricks = 1
-            cashed = bit(highest(suit))
+        if spare < tricks:
+            # the leader may have to ruff his partner's winners (and the
+            # card he leads is one of his spare ones): the entry, then the
+            # richest cards, the trick he may ruff included
+            tricks = spare + 1
+            cashed = bit(highest(suit)) | richest(&X.rules, cashed & ~bit(highest(suit)), spare)
         total = sure_tricks_points(X, cashed | masters,
                                    tricks + (partners if partners > own - tricks else own - tricks))
         if total > best:
