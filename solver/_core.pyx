@@ -880,29 +880,29 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         e = bucket_of(&X.tt, hash)
         prefetch(e)
         prefetch(e + BUCKET - 1)
-        masters = master_trumps(X, all_cards, &side)
-        own = masters if side == (st.leader & 1) else 0
-        lead_sure = cash_points(X, all_cards, own)
-        other_sure = sure_points(X, masters ^ own, side)
-        side_bounds(X, all_cards, lead_sure, other_sure, &lo_b, &hi_b)
-        if lo_b < beta and hi_b > alpha:
-            v = entry_points(X, all_cards, own)
-            if v > lead_sure:
-                side_bounds(X, all_cards, v, other_sure, &lo_b, &hi_b)
-        if lo_b >= beta:
-            return lo_b
-        if hi_b <= alpha:
-            return hi_b
         e = tt_find(&X.tt, key[0], key[1], hash)
         if e != NULL:
-            if e.lo > lo_b:
-                lo_b = e.lo
-            if e.hi < hi_b:
-                hi_b = e.hi
+            # a stored entry's bounds hold the static ones of its store already
+            lo_b = e.lo
+            hi_b = e.hi
             if lo_b >= beta or lo_b == hi_b or hi_b <= alpha:
                 X.table_cutoffs += 1
                 return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
             hint = actual_card(X, all_cards, e.best)
+        else:
+            masters = master_trumps(X, all_cards, &side)
+            own = masters if side == (st.leader & 1) else 0
+            lead_sure = cash_points(X, all_cards, own)
+            other_sure = sure_points(X, masters ^ own, side)
+            side_bounds(X, all_cards, lead_sure, other_sure, &lo_b, &hi_b)
+            if lo_b < beta and hi_b > alpha:
+                v = entry_points(X, all_cards, own)
+                if v > lead_sure:
+                    side_bounds(X, all_cards, v, other_sure, &lo_b, &hi_b)
+            if lo_b >= beta:
+                return lo_b
+            if hi_b <= alpha:
+                return hi_b
         if popcount64(all_cards) == 8:
             v = last_two(X)
             tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
