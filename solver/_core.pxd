@@ -77,5 +77,6 @@ cdef struct Ctx:
     volatile int stop
     int stopped
     int killers[MAX_CARDS + 1][2]
+    int static_bounds          # 0: trick-boundary bounds from the table and the points left only
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

@@ -890,12 +890,14 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
                 return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
             hint = actual_card(X, all_cards, e.best)
         else:
-            masters = master_trumps(X, all_cards, &side)
-            own = masters if side == (st.leader & 1) else 0
-            lead_sure = cash_points(X, all_cards, own)
-            other_sure = sure_points(X, masters ^ own, side)
+            lead_sure = other_sure = 0
+            if X.static_bounds:
+                masters = master_trumps(X, all_cards, &side)
+                own = masters if side == (st.leader & 1) else 0
+                lead_sure = cash_points(X, all_cards, own)
+                other_sure = sure_points(X, masters ^ own, side)
             side_bounds(X, all_cards, lead_sure, other_sure, &lo_b, &hi_b)
-            if lo_b < beta and hi_b > alpha:
+            if X.static_bounds and lo_b < beta and hi_b > alpha:
                 v = entry_points(X, all_cards, own)
                 if v > lead_sure:
                     side_bounds(X, all_cards, v, other_sure, &lo_b, &hi_b)
@@ -1293,6 +1295,7 @@ cdef class Core:
         self.X.tt.active = initial
         self.X.tt.generation = 1
         memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
+        self.X.static_bounds = 1
         self.memory = nb * BUCKET_BYTES
         self.signature = None
 
@@ -1314,6 +1317,18 @@ cdef class Core:
     def cancel(self):
         """Ask a search running in another thread to stop soon."""
         self.X.stop = 1
+
+    @property
+    def static_bounds(self):
+        """Whether trick boundaries use the sure-points bounds (cashed top
+        cards, master trumps, a crossing to the partner). Off, the search
+        bounds a position by the table and the points left only: slower, and
+        a check that the bounds never change a value."""
+        return bool(self.X.static_bounds)
+
+    @static_bounds.setter
+    def static_bounds(self, bint on):
+        self.X.static_bounds = on
 
     @property
     def stats(self):

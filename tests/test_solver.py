@@ -212,6 +212,30 @@ class TestTable:
         assert solve(position).values == Solver().solve(position).values
 
 
+class TestStaticBounds:
+    """The sure-points bounds at trick boundaries only prune: on positions too large for the
+    minimax reference, values with them equal values from the search without them."""
+
+    @pytest.mark.parametrize("profile", [MALILLA, MANILLE], ids=lambda p: p.name)
+    def test_values_equal_the_search_without_them(self, profile) -> None:
+        bounded, plain = Solver(1 << 24), Solver(1 << 24)
+        plain._core.static_bounds = False
+        nodes = {"bounded": 0, "plain": 0}
+        for seed in range(150):
+            rng = random.Random(seed)
+            position = Position.from_json(deal(profile, 500 + seed).to_position_json())
+            for _ in range(rng.randrange(4 * (profile.tricks - 2))):
+                position = position.play(rng.choice(position.legal_moves()))
+            bounded.clear()
+            plain.clear()
+            with_bounds, without = bounded.solve(position), plain.solve(position)
+            assert with_bounds.values == without.values, position.to_json()
+            nodes["bounded"] += with_bounds.nodes
+            nodes["plain"] += without.nodes
+        assert nodes["bounded"] < nodes["plain"]
+        assert plain._core.static_bounds is False and bounded._core.static_bounds is True
+
+
 class TestSolution:
     def test_margins_and_groups(self) -> None:
         position = Position.from_json(deal(MALILLA, 21).to_position_json())
