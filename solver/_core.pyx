@@ -813,6 +813,25 @@ cdef inline void side_bounds(const Ctx* X, uint64_t all_cards, int lead_sure, in
             hi[0] += 1
 
 
+cdef inline void sure_bounds(const Ctx* X, uint64_t all_cards, int alpha, int beta,
+                             int* lo, int* hi) noexcept nogil:
+    """N-S bounds of the points to come from what each side surely takes: the
+    leader's cashed top cards and master trumps, the other side's master
+    trumps, and where these do not decide the window (alpha, beta), a
+    crossing to the leader's partner."""
+    cdef uint64_t masters, own
+    cdef int side, lead_sure, other_sure, v
+    masters = master_trumps(X, all_cards, &side)
+    own = masters if side == (X.st.leader & 1) else 0
+    lead_sure = cash_points(X, all_cards, own)
+    other_sure = sure_points(X, masters ^ own, side)
+    side_bounds(X, all_cards, lead_sure, other_sure, lo, hi)
+    if lo[0] < beta and hi[0] > alpha:
+        v = entry_points(X, all_cards, own)
+        if v > lead_sure:
+            side_bounds(X, all_cards, v, other_sure, lo, hi)
+
+
 cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     """N-S's value of a last trick, each player holding one card."""
     cdef const State* st = &X.st
@@ -853,8 +872,8 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef State* st = &X.st
     cdef RuleFlags* r = &X.rules
     cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef uint64_t present, moves, masters, own, hash = 0
-    cdef int side, lead_sure, other_sure, seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
+    cdef uint64_t present, moves, hash = 0
+    cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
     cdef int lo_b, hi_b, a0, b0, depth, maximize
     cdef uint64_t key[2]
     cdef Entry* e
@@ -890,17 +909,10 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
                 return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
             hint = actual_card(X, all_cards, e.best)
         else:
-            lead_sure = other_sure = 0
             if X.static_bounds:
-                masters = master_trumps(X, all_cards, &side)
-                own = masters if side == (st.leader & 1) else 0
-                lead_sure = cash_points(X, all_cards, own)
-                other_sure = sure_points(X, masters ^ own, side)
-            side_bounds(X, all_cards, lead_sure, other_sure, &lo_b, &hi_b)
-            if X.static_bounds and lo_b < beta and hi_b > alpha:
-                v = entry_points(X, all_cards, own)
-                if v > lead_sure:
-                    side_bounds(X, all_cards, v, other_sure, &lo_b, &hi_b)
+                sure_bounds(X, all_cards, alpha, beta, &lo_b, &hi_b)
+            else:
+                side_bounds(X, all_cards, 0, 0, &lo_b, &hi_b)
             if lo_b >= beta:
                 return lo_b
             if hi_b <= alpha:
