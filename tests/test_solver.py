@@ -10,17 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solver import MANILLE, MALILLA, Position, PositionError, _core
-from solver.deal import deal
+from solver.deal import deal, random_play
 from solver.scoring import side_score
 from solver.solve import SearchStopped, Solver, solve
 
 
-def played_out(profile, seed: int, tricks: int) -> Position:
-    """A deal from `seed` after `tricks` tricks of random legal play (history known)."""
-    rng = random.Random(seed)
+def played_out(profile, seed: int, tricks: int, cards: int = 0) -> Position:
+    """A deal from `seed` after `tricks` tricks and `cards` more cards of random legal play
+    (history known)."""
     position = Position.from_json(deal(profile, seed).to_position_json())
-    for _ in range(4 * tricks):
-        position = position.play(rng.choice(position.legal_moves()))
+    for card in random_play(position, random.Random(seed), 4 * tricks + cards):
+        position = position.play(card)
     return position
 
 
@@ -222,10 +222,8 @@ class TestStaticBounds:
         plain._core.static_bounds = False
         nodes = {"bounded": 0, "plain": 0}
         for seed in range(150):
-            rng = random.Random(seed)
-            position = Position.from_json(deal(profile, 500 + seed).to_position_json())
-            for _ in range(rng.randrange(4 * (profile.tricks - 2))):
-                position = position.play(rng.choice(position.legal_moves()))
+            # from a whole deal down to three tricks left, at and within trick boundaries
+            position = played_out(profile, 500 + seed, seed % (profile.tricks - 2), seed // 3 % 4)
             bounded.clear()
             plain.clear()
             with_bounds, without = bounded.solve(position), plain.solve(position)
