@@ -43,7 +43,6 @@ cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
-    void prefetch "__builtin_prefetch"(const void*) nogil
 
 cdef extern from *:
     """
@@ -896,9 +895,6 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
         X.boundary_nodes += 1
         table_key(X, all_cards, key)
         hash = mix(key[0], key[1])
-        e = bucket_of(&X.tt, hash)
-        prefetch(e)
-        prefetch(e + BUCKET - 1)
         e = tt_find(&X.tt, key[0], key[1], hash)
         if e != NULL:
             # a stored entry's bounds hold the static ones of its store already
