@@ -1300,12 +1300,10 @@ cdef class Core:
         self.X.tt.buckets = <Bucket*>mem
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
-        self.X.tt.active = initial
-        self.X.tt.generation = 1
-        memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
         self.X.static_bounds = 1
         self.memory = nb * BUCKET_BYTES
         self.signature = None
+        self.clear()
 
     def __dealloc__(self):
         if self.X != NULL:
