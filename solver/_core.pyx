@@ -7,7 +7,7 @@ strength``). Values are N-S points from the remaining play, the trick in
 progress included; E-W's are the remaining total minus that.
 """
 from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -43,6 +43,9 @@ cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
+
+cdef extern from "<stdlib.h>":
+    void* aligned_alloc(size_t alignment, size_t size) nogil
 
 cdef extern from *:
     """
@@ -1286,9 +1289,12 @@ cdef class Core:
         initial = nb
         while nb * 2 <= most:
             nb *= 2
-        self.X = <Ctx*>calloc(1, sizeof(Ctx))
+        # page-aligned, so the search's fields sit at the same cache-line and
+        # page offsets in every process
+        self.X = <Ctx*>aligned_alloc(4096, (sizeof(Ctx) + 4095) // 4096 * 4096)
         if self.X == NULL:
             raise MemoryError()
+        memset(self.X, 0, sizeof(Ctx))
         # pages are mapped on first touch, so the table costs only what it uses
         mem = mmap(NULL, nb * BUCKET_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
