@@ -365,7 +365,7 @@ class TestDeadlinesAndCancellation:
         request = analyze_request(hard_played_deal()) if method == "AnalyzePlay" else table_request(hard_deal())
         start = time.monotonic()
         with pytest.raises(grpc.RpcError) as info:
-            getattr(stub, method)(request, timeout=0.3)
+            getattr(stub, method)(request, timeout=0.25)
         elapsed = time.monotonic() - start
         assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
         assert elapsed < 0.8

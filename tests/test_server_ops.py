@@ -91,7 +91,7 @@ class TestDeadlines:
 
     def test_deadline_passed_while_queued(self, one_worker):
         server, stub = one_worker
-        hard = stub.Solve.future(hard_request(), timeout=0.4)
+        hard = stub.Solve.future(hard_request(), timeout=0.25)
         time.sleep(0.03)
         start = time.monotonic()
         with pytest.raises(grpc.RpcError) as info:
@@ -106,7 +106,7 @@ class TestDeadlines:
         server, stub = one_worker
         requests = [solve_request(easy_position(), request_id="easy"), hard_request("hard"),
                     solve_request(easy_position(), request_id="after")]
-        responses = stub.SolveStream(iter(requests), timeout=0.3)
+        responses = stub.SolveStream(iter(requests), timeout=0.25)
         first = next(responses)
         assert first.id == "easy" and first.solution.value == 6
         with pytest.raises(grpc.RpcError) as info:
