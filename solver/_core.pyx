@@ -1184,7 +1184,7 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
 
 cdef int playout(Ctx* X) noexcept nogil:
     """N-S points of the rest of the deal when every player plays the card
-    the move ordering likes best: the first guess of the null-window probes."""
+    the move ordering likes best."""
     cdef Undo undos[MAX_CARDS + 4]
     cdef int line[MAX_CARDS + 4]
     cdef int order[16]
@@ -1198,6 +1198,45 @@ cdef int playout(Ctx* X) noexcept nogil:
     for i in range(n - 1, -1, -1):
         undo_play(X, line[i], &undos[i])
     return ns
+
+
+cdef int rollout(Ctx* X) noexcept nogil:
+    """N-S points of the rest of the deal when every leader leads the card
+    whose playout is best for its side and the followers play the card the
+    move ordering likes best: the first guess of the null-window probes."""
+    cdef Undo undos[MAX_CARDS + 4]
+    cdef int line[MAX_CARDS + 4]
+    cdef int order[16]
+    cdef Undo u
+    cdef int n = 0, i, k, m, v, best = 0, ns = 0, maximize
+    while X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]:
+        m = root_moves(X, order)
+        line[n] = order[0]
+        if X.st.ntrick == 0 and m > 1:
+            maximize = (to_move(&X.rules, &X.st) & 1) == 0
+            for k in range(m):
+                do_play(X, order[k], &u)
+                v = u.ns + playout(X)
+                undo_play(X, order[k], &u)
+                if k == 0 or (maximize and v > best) or (not maximize and v < best):
+                    best = v
+                    line[n] = order[k]
+        do_play(X, line[n], &undos[n])
+        ns += undos[n].ns
+        n += 1
+    for i in range(n - 1, -1, -1):
+        undo_play(X, line[i], &undos[i])
+    return ns
+
+
+cdef int card_rollout(Ctx* X, int c) noexcept nogil:
+    """N-S points of the rest of the deal after c, by `rollout`."""
+    cdef Undo u
+    cdef int v
+    do_play(X, c, &u)
+    v = u.ns + rollout(X)
+    undo_play(X, c, &u)
+    return v
 
 
 cdef void table_first(Ctx* X, RootResult* out) noexcept nogil:
@@ -1245,8 +1284,8 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
         return
     if mode == MODE_ALL:
         # each card's first guess: the last value found for a card of its
-        # suit, else the last value found
-        guess = playout(X)
+        # suit, else the last value found (the first card's: its rollout)
+        guess = card_rollout(X, out.cards[0])
         for i in range(out.n):
             for j in range(i):
                 if out.cards[j] >> 4 == out.cards[i] >> 4:
@@ -1256,7 +1295,7 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
                 out.value = out.vals[i]
             guess = out.vals[i]
     else:
-        out.value = mtdf(X, playout(X), lo_b, hi_b)
+        out.value = mtdf(X, rollout(X), lo_b, hi_b)
         table_first(X, out)
         for i in range(out.n):
             out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
