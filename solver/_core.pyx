@@ -443,8 +443,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     equivalent cards, and with `reduce` only the dominant card of a run of
     connected cards when the trick's winning side is already settled.
 
-    The table's card comes first. Leads: killers, then a card towards the
-    partner's top card, winners, low cards, and last a suit a rival ruffs.
+    The table's card comes first. Leads: killers, then winners outside
+    trumps, a card towards the partner's top card, trump winners, low cards,
+    and last a suit a rival ruffs.
     Followers take a trick as cheaply as they can where it stays taken and
     give points to a trick their side keeps."""
     cdef const RuleFlags* r = &X.rules
@@ -478,7 +479,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             sc = 10000
         elif st.ntrick == 0:
             if (present & above(c)) == 0:
-                sc = 200 + r.pts[c] - (10 if (c >> 4) == st.trump else 0)
+                sc = 230 + r.pts[c] - (40 if (c >> 4) == st.trump else 0)
             elif (st.hands[(seat + 2) & 3] >> highest(present & suit_bits(c >> 4))) & 1:
                 sc = 220 - 8 * r.pts[c] - (c & 15)
             else:
