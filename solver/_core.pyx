@@ -437,6 +437,13 @@ cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     return out
 
 
+cdef inline int keeper_score(const RuleFlags* r, int c, uint64_t present) noexcept nogil:
+    """The order score of a follower's card that takes the trick for good: the
+    richest first, and the master of its suit last, since it would take a
+    later trick as well."""
+    return 300 + r.pts[c] * 4 - (c & 15) - (40 if (present & above(c)) == 0 else 0)
+
+
 cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
                      int* out) noexcept nogil:
     """The moves worth searching, best-looking first: one of each run of
@@ -446,8 +453,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     The table's card comes first. Leads: killers, then winners outside
     trumps, a card towards the partner's top card, trump winners, low cards,
     and last a suit a rival ruffs.
-    Followers take a trick as cheaply as they can where it stays taken and
-    give points to a trick their side keeps."""
+    The second and third hands take a trick where it stays taken with their
+    richest card, the master of a suit last; the last hand takes it as
+    cheaply as it can; followers give points to a trick their side keeps."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
@@ -491,7 +499,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 1:
             # second hand: the leader, a rival, is winning
             if beats(c, wc, st.trump):
-                sc = 300 + r.pts[c] * 4 - (c & 15) if not can_beat(st, last, c) else 200 - (c & 15)
+                sc = 200 - (c & 15) if can_beat(st, last, c) else keeper_score(r, c, present)
             elif partner_can_win:
                 sc = 100 + r.pts[c] * 4 - (c & 15)
             else:
@@ -502,7 +510,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 # the partner's trick is safe: give points, do not overtake
                 sc = 300 + r.pts[c] * 4 - (c & 15) - (100 if beats(c, wc, st.trump) else 0)
             elif beats(c, wc, st.trump):
-                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + r.pts[c] * 4 - (c & 15)
+                sc = 90 - (c & 15) if can_beat(st, last, c) else keeper_score(r, c, present)
             elif partner_wins:
                 sc = 120 - r.pts[c] * 4 - (c & 15)
             else:
