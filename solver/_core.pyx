@@ -437,11 +437,18 @@ cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     return out
 
 
-cdef inline int keeper_score(const RuleFlags* r, int c, uint64_t present) noexcept nogil:
-    """The order score of a follower's card that takes the trick for good: the
-    richest first, and the master of its suit last, since it would take a
-    later trick as well."""
-    return 300 + r.pts[c] * 4 - (c & 15) - (40 if (present & above(c)) == 0 else 0)
+cdef inline bint takes_later(const State* st, int c, uint64_t present, int seat) noexcept nogil:
+    """c is the master of a suit that neither rival of `seat` can ruff: kept,
+    it would take a later trick."""
+    return (present & above(c)) == 0 and not ((ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3))
+                                              >> (c >> 4)) & 1
+
+
+cdef inline int richest_first(const State* st, const RuleFlags* r, int c, uint64_t present, int seat) noexcept nogil:
+    """The order score of a card whose trick goes to its side (taken for good,
+    or given to the partner): the richest first, a card that would take a
+    later trick last."""
+    return r.pts[c] * 4 - (c & 15) - (40 if takes_later(st, c, present, seat) else 0)
 
 
 cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
@@ -454,8 +461,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     trumps, a card towards the partner's top card, trump winners, low cards,
     and last a suit a rival ruffs.
     The second and third hands take a trick where it stays taken with their
-    richest card, the master of a suit last; the last hand takes it as
-    cheaply as it can; followers give points to a trick their side keeps."""
+    richest card; the last hand takes it as cheaply as it can; followers
+    give points to a trick their side keeps, richest first. Either way a
+    card that would take a later trick comes last (`richest_first`)."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
@@ -499,18 +507,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 1:
             # second hand: the leader, a rival, is winning
             if beats(c, wc, st.trump):
-                sc = 200 - (c & 15) if can_beat(st, last, c) else keeper_score(r, c, present)
+                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
             elif partner_can_win:
-                sc = 100 + r.pts[c] * 4 - (c & 15)
+                sc = 100 + richest_first(st, r, c, present, seat)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif st.ntrick == 2:
             # third hand: the trick is the side's unless the last player can take it
             if partner_safe:
                 # the partner's trick is safe: give points, do not overtake
-                sc = 300 + r.pts[c] * 4 - (c & 15) - (100 if beats(c, wc, st.trump) else 0)
+                sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
             elif beats(c, wc, st.trump):
-                sc = 90 - (c & 15) if can_beat(st, last, c) else keeper_score(r, c, present)
+                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
             elif partner_wins:
                 sc = 120 - r.pts[c] * 4 - (c & 15)
             else:
@@ -520,7 +528,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             if beats(c, wc, st.trump):
                 sc = 300 - (c & 15)
             elif partner_wins:
-                sc = 300 + r.pts[c] * 4 - (c & 15)
+                sc = 300 + richest_first(st, r, c, present, seat)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:
