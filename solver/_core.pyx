@@ -460,10 +460,10 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     The table's card comes first. Leads: killers, then winners outside
     trumps, a card towards the partner's top card, trump winners, low cards,
     and last a suit a rival ruffs.
-    The second and third hands take a trick where it stays taken with their
-    richest card; the last hand takes it as cheaply as it can; followers
-    give points to a trick their side keeps, richest first. Either way a
-    card that would take a later trick comes last (`richest_first`)."""
+    The second and third hands take a trick where it stays taken, and the
+    last hand any trick, with their richest card; followers give points to
+    a trick their side keeps, richest first. Either way a card that would
+    take a later trick comes last (`richest_first`)."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
@@ -524,9 +524,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         else:
-            # last hand: win as cheaply as possible, give points to the partner
+            # last hand: take the trick, give points to the partner's
             if beats(c, wc, st.trump):
-                sc = 300 - (c & 15)
+                sc = 300 + richest_first(st, r, c, present, seat)
             elif partner_wins:
                 sc = 300 + richest_first(st, r, c, present, seat)
             else:
