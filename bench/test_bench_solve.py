@@ -8,6 +8,7 @@ nodes per second. The benchmark's own figures time the whole set.
 from __future__ import annotations
 
 import json
+import queue
 import statistics
 import subprocess
 import sys
@@ -79,8 +80,9 @@ def test_full_deals(benchmark, game: str, mode: str) -> None:
 
 
 def test_two_threads(benchmark) -> None:
-    """Throughput of two solvers in two threads against one."""
-    positions = deals_of("malilla")[:16]
+    """Throughput of two solvers in two threads, each taking the next deal from
+    one queue, against one solver."""
+    positions = deals_of("malilla")
     solvers = [Solver(), Solver()]
 
     def one_thread() -> float:
@@ -89,9 +91,20 @@ def test_two_threads(benchmark) -> None:
         return time.perf_counter() - start
 
     def two_threads() -> float:
-        halves = [positions[0::2], positions[1::2]]
+        work: queue.SimpleQueue[Position] = queue.SimpleQueue()
+        for p in positions:
+            work.put(p)
+
+        def drain(solver: Solver) -> None:
+            while True:
+                try:
+                    p = work.get_nowait()
+                except queue.Empty:
+                    return
+                solve_all(solver, [p], "all")
+
         start = time.perf_counter()
-        threads = [threading.Thread(target=solve_all, args=(s, h, "all")) for s, h in zip(solvers, halves)]
+        threads = [threading.Thread(target=drain, args=(s,)) for s in solvers]
         for t in threads:
             t.start()
         for t in threads:
