@@ -524,10 +524,9 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         else:
-            # last hand: take the trick, give points to the partner's
-            if beats(c, wc, st.trump):
-                sc = 300 + richest_first(st, r, c, present, seat)
-            elif partner_wins:
+            # last hand: the trick is the side's when the partner holds it
+            # or the card takes it
+            if partner_wins or beats(c, wc, st.trump):
                 sc = 300 + richest_first(st, r, c, present, seat)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
