@@ -4,7 +4,7 @@ from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 cdef enum:
     NO_TRUMP = 4
     MAX_CARDS = 40
-    BUCKET = 5              # entries per bucket: 5 x 24 bytes in one 128-byte block
+    BUCKET = 4              # entries per bucket: 4 x 16 bytes in one 64-byte cache line
 
 # Why a card is the only kind allowed (the strongest obligation in force).
 cpdef enum Reason:
@@ -24,7 +24,11 @@ cdef struct RuleFlags:
     uint64_t protected      # the protected rank in every suit (bit mask)
     int undertrump_ban
     int capot               # deal-score objective: a capot ranks one above the plain total
-    int nlow                # ranks at the bottom of every suit that are worth nothing
+    int nlow                # ranks at the bottom of every suit that are worth nothing,
+                            # at most as many as the table key has room for
+    uint64_t low            # the cards of those ranks
+    uint64_t high           # the other cards of the deck
+    int nhigh               # how many
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
     int npoint_classes
 
@@ -46,9 +50,8 @@ cdef struct Undo:
     int trick[4]
 
 cdef struct Entry:
-    uint64_t k0             # the key: cards in play, who holds them, leader,
-    uint64_t k1             # relevant suits led, tricks won (see table_key)
-    uint32_t generation     # entries of older generations count as empty
+    uint64_t k0             # the key (see table_key); an empty slot's is 0
+    uint32_t k1
     int8_t lo
     int8_t hi
     uint8_t best
@@ -56,7 +59,6 @@ cdef struct Entry:
 
 cdef struct Bucket:
     Entry slot[BUCKET]
-    uint64_t spare
 
 cdef struct Table:
     Bucket* buckets
@@ -64,7 +66,7 @@ cdef struct Table:
     uint64_t active         # buckets in use now: starts small, doubles as it fills
     uint64_t initial
     uint64_t used
-    uint32_t generation
+    uint64_t holders[4]     # who holds each card the keys leave out (see table_key)
 
 cdef struct Ctx:
     RuleFlags rules

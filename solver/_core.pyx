@@ -40,6 +40,20 @@ cdef extern from *:
     uint64_t pext64_portable "malilla_pext_portable"(uint64_t x, uint64_t mask) nogil
 
 cdef extern from *:
+    """
+    static inline void malilla_pack_key(uint64_t* k, uint64_t high, uint64_t low, uint64_t ne, uint64_t ns,
+                                        uint64_t meta, int nhigh, int nlow) {
+        unsigned __int128 x = high | ((unsigned __int128)low << nhigh)
+            | ((unsigned __int128)ne << (nhigh + nlow)) | ((unsigned __int128)ns << (nhigh + 2 * nlow))
+            | ((unsigned __int128)meta << (nhigh + 3 * nlow));
+        k[0] = (uint64_t)x;
+        k[1] = (uint64_t)(x >> 64);
+    }
+    """
+    void pack_key "malilla_pack_key"(uint64_t* k, uint64_t high, uint64_t low, uint64_t ne, uint64_t ns,
+                                     uint64_t meta, int nhigh, int nlow) nogil
+
+cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
@@ -211,11 +225,9 @@ cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
 # ------------------------------------------------------ transposition table
 
 cdef inline uint64_t mix(uint64_t k0, uint64_t k1) noexcept nogil:
-    cdef uint64_t x = (k0 * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (k1 * <uint64_t>0xC2B2AE3D27D4EB4FULL)
-    x ^= x >> 31
-    x *= <uint64_t>0xBF58476D1CE4E5B9ULL
-    x ^= x >> 29
-    return x
+    """The key's hash (k1 < 2**32): its high bits, which pick the bucket,
+    depend on every key bit."""
+    return (k0 ^ (k1 << 32)) * <uint64_t>0x9E3779B97F4A7C15ULL
 
 
 cdef inline Entry* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
@@ -226,7 +238,7 @@ cdef inline Entry* tt_find(Table* t, uint64_t k0, uint64_t k1, uint64_t hash) no
     cdef Entry* b = bucket_of(t, hash)
     cdef int i
     for i in range(BUCKET):
-        if b[i].k0 == k0 and b[i].k1 == k1 and b[i].generation == t.generation and b[i].depth:
+        if b[i].k0 == k0 and b[i].k1 == k1:
             return &b[i]
     return NULL
 
@@ -236,7 +248,7 @@ cdef inline Entry* tt_slot(Table* t, Entry* b) noexcept nogil:
     cdef Entry* e = &b[0]
     cdef int i
     for i in range(BUCKET):
-        if b[i].depth == 0 or b[i].generation != t.generation:
+        if b[i].depth == 0:
             t.used += 1
             return &b[i]
         if b[i].depth < e.depth:
@@ -245,25 +257,25 @@ cdef inline Entry* tt_slot(Table* t, Entry* b) noexcept nogil:
 
 
 cdef void tt_grow(Table* t) noexcept nogil:
-    """Double the buckets in use, moving each live entry to its new bucket
-    (bucket i's entries go to 2i or 2i+1, so working down from the top never
+    """Double the buckets in use, moving each entry to its new bucket (bucket
+    i's entries go to 2i or 2i+1, so working down from the top never
     overwrites an entry still to move)."""
     cdef uint64_t i, old = t.active
     cdef Entry moving[BUCKET]
     cdef Entry* e
     cdef int j
     t.active = old * 2
+    memset(&t.buckets[old], 0, old * BUCKET_BYTES)
     i = old
     while i > 0:
         i -= 1
         memcpy(moving, t.buckets[i].slot, sizeof(moving))
         memset(t.buckets[i].slot, 0, sizeof(moving))
         for j in range(BUCKET):
-            if moving[j].depth and moving[j].generation == t.generation:
+            if moving[j].depth:
                 t.used -= 1
                 e = tt_slot(t, bucket_of(t, mix(moving[j].k0, moving[j].k1)))
                 e[0] = moving[j]
-    # the upper half may hold entries of older generations: they count as empty
 
 
 cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
@@ -280,8 +292,7 @@ cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
     else:
         e = tt_slot(t, bucket_of(t, hash))
     e.k0 = k0
-    e.k1 = k1
-    e.generation = t.generation
+    e.k1 = <uint32_t>k1
     e.lo = <int8_t>lo
     e.hi = <int8_t>hi
     e.best = <uint8_t>best
@@ -437,18 +448,12 @@ cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     return out
 
 
-cdef inline bint takes_later(const State* st, int c, uint64_t present, int seat) noexcept nogil:
-    """c is the master of a suit that neither rival of `seat` can ruff: kept,
-    it would take a later trick."""
-    return (present & above(c)) == 0 and not ((ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3))
-                                              >> (c >> 4)) & 1
-
-
-cdef inline int richest_first(const State* st, const RuleFlags* r, int c, uint64_t present, int seat) noexcept nogil:
+cdef inline int richest_first(const RuleFlags* r, int c, uint64_t present, int rival_ruffs) noexcept nogil:
     """The order score of a card whose trick goes to its side (taken for good,
-    or given to the partner): the richest first, a card that would take a
-    later trick last."""
-    return r.pts[c] * 4 - (c & 15) - (40 if takes_later(st, c, present, seat) else 0)
+    or given to the partner): the richest first, and last a card that would
+    take a later trick, the master of a suit no rival can ruff."""
+    cdef int later = (present & above(c)) == 0 and not (rival_ruffs >> (c >> 4)) & 1
+    return r.pts[c] * 4 - (c & 15) - (40 if later else 0)
 
 
 cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
@@ -485,8 +490,8 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     else:
         hint = -1
     depth = popcount64(present) - st.ntrick
+    rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
     if st.ntrick == 0:
-        rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
         partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
     while rest:
         c = ctz64(rest)
@@ -507,18 +512,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 1:
             # second hand: the leader, a rival, is winning
             if beats(c, wc, st.trump):
-                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(r, c, present, rival_ruffs)
             elif partner_can_win:
-                sc = 100 + richest_first(st, r, c, present, seat)
+                sc = 100 + richest_first(r, c, present, rival_ruffs)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif st.ntrick == 2:
             # third hand: the trick is the side's unless the last player can take it
             if partner_safe:
                 # the partner's trick is safe: give points, do not overtake
-                sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
+                sc = 300 + richest_first(r, c, present, rival_ruffs) - (100 if beats(c, wc, st.trump) else 0)
             elif beats(c, wc, st.trump):
-                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(r, c, present, rival_ruffs)
             elif partner_wins:
                 sc = 120 - r.pts[c] * 4 - (c & 15)
             else:
@@ -527,7 +532,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             # last hand: the trick is the side's when the partner holds it
             # or the card takes it
             if partner_wins or beats(c, wc, st.trump):
-                sc = 300 + richest_first(st, r, c, present, seat)
+                sc = 300 + richest_first(r, c, present, rival_ruffs)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:
@@ -584,33 +589,29 @@ cdef inline void canonical_masks(const Ctx* X, uint64_t all_cards, uint64_t* m, 
             m[i] = (m[i] & ~(lowm << shift)) | (low << shift)
 
 
-cdef inline uint64_t pack40(uint64_t h) noexcept nogil:
-    """The ten lowest strengths of each suit side by side in 40 bits."""
-    return ((h & 0x3FF) | ((h >> 6) & (<uint64_t>0x3FF << 10)) | ((h >> 12) & (<uint64_t>0x3FF << 20))
-            | ((h >> 18) & (<uint64_t>0x3FF << 30)))
-
-
 cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
-    """The table key of a trick boundary in two words: the canonical cards in
-    play, N|E and N|S (which fix each card's holder), the leader, the suits
-    led whose protected card is still in play, and (deal score) tricks won."""
+    """The table key of a trick boundary in 96 bits, k[0] and k[1] < 2**32:
+    which cards are in play, and for the worthless low cards, canonical and
+    side by side, N|E and N|S too (which fix each one's holder); then the
+    leader, the suits led whose protected card is still in play, and (deal
+    score) tricks won. Who holds the other cards is left out: it never
+    changes within a deal, and the table holds one deal's positions at a
+    time (`Core.solve`)."""
+    cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t h[3]
-    cdef uint64_t live = all_cards & X.rules.protected, cards, ne, ns
+    cdef uint64_t live = all_cards & r.protected
     cdef int relevant = 0, s, meta
     for s in range(4):
         if s != st.trump and live & suit_bits(s):
             relevant |= 1 << s
-    meta = st.leader | ((st.led & relevant) << 2) | ((st.won if X.rules.capot else 0) << 6)
+    meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
     h[0] = all_cards
     h[1] = st.hands[0] | st.hands[1]
     h[2] = st.hands[0] | st.hands[2]
     canonical_masks(X, all_cards, h, 3)
-    cards = pack40(h[0])
-    ne = pack40(h[1])
-    ns = pack40(h[2])
-    k[0] = cards | (ne << 40)
-    k[1] = (ne >> 24) | (ns << 16) | (<uint64_t>meta << 56)
+    pack_key(k, pext64(all_cards, r.high), pext64(h[0], r.low), pext64(h[1], r.low), pext64(h[2], r.low),
+             meta, r.nhigh, r.nlow * 4)
 
 
 cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
@@ -1068,7 +1069,9 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.undertrump_ban = undertrump_ban
     r.capot = capot
     r.nlow = 0
-    while r.nlow < n and points_by_strength[r.nlow] == 0:
+    # the key's 96 bits: 4 n for the cards in play, 8 more per low rank for
+    # their holders, 8 for the leader, suits led and tricks won
+    while r.nlow < n and points_by_strength[r.nlow] == 0 and 4 * n + 8 * (r.nlow + 1) + 8 <= 96:
         r.nlow += 1
     r.npoint_classes = max(points_by_strength) + 1
     if r.npoint_classes > 8:
@@ -1076,6 +1079,11 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     for s in range(4):
         for k in range(n):
             r.by_points[points_by_strength[k]] |= bit(s * 16 + k)
+            if k < r.nlow:
+                r.low |= bit(s * 16 + k)
+            else:
+                r.high |= bit(s * 16 + k)
+    r.nhigh = popcount64(r.high)
 
 
 cdef class Rules:
@@ -1324,12 +1332,22 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
             break
 
 
+cdef bint other_deal(const Ctx* X) noexcept nogil:
+    """Does a card that table keys leave out sit in another hand than in the
+    positions stored (the state is of another deal)?"""
+    cdef uint64_t known = X.tt.holders[0] | X.tt.holders[1] | X.tt.holders[2] | X.tt.holders[3]
+    cdef int seat
+    for seat in range(4):
+        if X.st.hands[seat] & X.rules.high & known & ~X.tt.holders[seat]:
+            return 1
+    return 0
+
+
 cdef class Core:
     """A search context with its own transposition table.
 
-    Table keys hold the whole state, so stored bounds stay valid across the
-    positions of one deal and across deals with the same rules and trump;
-    `solve` clears the table when the rules or the trump change.
+    Stored bounds stay valid across the positions of one deal; `solve`
+    clears the table when the rules, the trump or the deal change.
     """
     cdef Ctx* X
     cdef object signature
@@ -1372,11 +1390,10 @@ cdef class Core:
             free(self.X)
 
     def clear(self):
-        """Forget every stored bound and killer move (in constant time)."""
-        self.X.tt.generation += 1
-        if self.X.tt.generation >= (1u << 31):
-            memset(self.X.tt.buckets, 0, self.memory)
-            self.X.tt.generation = 1
+        """Forget every stored bound and killer move (only the buckets a
+        cleared table starts with are emptied now, the others as it grows)."""
+        memset(self.X.tt.buckets, 0, self.X.tt.initial * BUCKET_BYTES)
+        memset(self.X.tt.holders, 0, sizeof(self.X.tt.holders))
         memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
         self.X.tt.used = 0
         self.X.tt.active = self.X.tt.initial
@@ -1422,11 +1439,14 @@ cdef class Core:
         cdef RootResult out
         cdef int m = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL, "target": MODE_TARGET}[mode]
         cdef long long start
-        if signature != self.signature:
-            self.clear()
-            self.signature = signature
+        cdef int i
         X.rules = rules.r
         fill_state(&X.st, hands, trump, leader, trick, led, won)
+        if signature != self.signature or other_deal(X):
+            self.clear()
+            self.signature = signature
+        for i in range(4):
+            X.tt.holders[i] |= X.st.hands[i] & X.rules.high
         X.stop = 0
         X.stopped = 0
         X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0

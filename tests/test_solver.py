@@ -174,6 +174,23 @@ class TestTable:
         assert warm.values == cold.values
         assert warm.nodes < cold.nodes
 
+    def test_another_deal_does_not_reuse_it(self) -> None:
+        """Keys leave out who holds the cards with points; a deal where two of them swapped
+        hands (every key of the first deal fits it too) starts from an empty table."""
+        position = Position.from_json(deal(MALILLA, 4).to_position_json())
+        obj = position.to_json()
+        north, east = obj["hands"]["N"].split(), obj["hands"]["E"].split()
+        north[north.index("AS")], east[east.index("QS")] = "QS", "AS"
+        obj["hands"]["N"], obj["hands"]["E"] = " ".join(north), " ".join(east)
+        swapped = Position.from_json(obj)
+        solver = Solver()
+        solver.solve(position)
+        warm = solver.solve(swapped)
+        cold = Solver().solve(swapped)
+        assert warm.values == cold.values
+        assert warm.nodes == cold.nodes
+        assert solver.solve(position).nodes == Solver().solve(position).nodes
+
     def test_clear_forgets(self) -> None:
         position = Position.from_json(deal(MANILLE, 4).to_position_json())
         solver = Solver()
