@@ -375,6 +375,22 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     return sides
 
 
+cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
+    """`trick_sides` once `seat` has played c."""
+    cdef State* st = &X.st
+    cdef int led_before = st.led, sides
+    st.hands[seat] &= ~bit(c)
+    if st.ntrick == 0:
+        st.led |= 1 << (c >> 4)
+    st.trick[st.ntrick] = c
+    st.ntrick += 1
+    sides = trick_sides(X)
+    st.ntrick -= 1
+    st.hands[seat] |= bit(c)
+    st.led = led_before
+    return sides
+
+
 cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat) noexcept nogil:
     """Equivalent-card representatives, further reduced: of cards connected
     in rank (no card in play between them) but unequal in points, only the
@@ -386,7 +402,7 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     cdef const RuleFlags* r = &X.rules
     cdef State* st = &X.st
     cdef uint64_t out = 0, rest = moves, group, below, unprotected
-    cdef int c, top, low, sides, led_before, s
+    cdef int c, top, low, sides, s
     unprotected = ~r.protected
     if st.trump != NO_TRUMP:
         unprotected |= suit_bits(st.trump)
@@ -408,16 +424,7 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
         if group == bit(top) or r.pts[top] == r.pts[low] or (group & ~unprotected):
             out |= representatives(r, group, present)
             continue
-        led_before = st.led
-        st.hands[seat] &= ~bit(top)
-        if st.ntrick == 0:
-            st.led |= 1 << (top >> 4)
-        st.trick[st.ntrick] = top
-        st.ntrick += 1
-        sides = trick_sides(X)
-        st.ntrick -= 1
-        st.hands[seat] |= bit(top)
-        st.led = led_before
+        sides = sides_after(X, top, seat)
         if sides == 1 << (seat & 1):
             out |= bit(top)
         elif sides == 1 << ((seat & 1) ^ 1):
@@ -886,6 +893,19 @@ cdef int last_two(Ctx* X) noexcept nogil:
     return best
 
 
+cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, int seat) noexcept nogil:
+    """Do c and d, cards of `seat`'s hand, play alike but for their points? They
+    do when they are of one suit with no other hand's card in play between
+    them, and neither is a protected card still bound by its protection."""
+    cdef const State* st = &X.st
+    cdef int hi = c if c > d else d, lo = d if c > d else c, s = c >> 4
+    if (hi >> 4) != (lo >> 4):
+        return 0
+    if X.rules.protected & (bit(hi) | bit(lo)) and s != st.trump and not (st.led >> s) & 1:
+        return 0
+    return (present & above(lo) & ~above(hi - 1) & ~bit(hi) & ~st.hands[seat]) == 0
+
+
 cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     """Fail-soft alpha-beta on N-S points from here, trick in progress included."""
     cdef State* st = &X.st
@@ -1287,8 +1307,46 @@ cdef void table_first(Ctx* X, RootResult* out) noexcept nogil:
             return
 
 
+cdef void sibling_window(Ctx* X, const int* cards, const int* vals, int i, int* lo, int* hi) noexcept nogil:
+    """Narrow [lo, hi], the N-S range of cards[i]'s value, by the values
+    found for cards interchangeable with it. Swapping two such cards between
+    now and later moves only their points from one trick to another, so their
+    values differ by at most the difference of their points, and when the
+    trick's winning side is settled, the richer card's value is on the side
+    its points go to."""
+    cdef int seat = to_move(&X.rules, &X.st), j, delta, k, a, b, sides
+    cdef int sgn = 1 if (seat & 1) == 0 else -1
+    cdef uint64_t present = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
+    for j in range(X.st.ntrick):
+        present |= bit(X.st.trick[j])
+    for j in range(i):
+        if not interchangeable(X, cards[i], cards[j], present, seat):
+            continue
+        delta = X.rules.pts[cards[i]] - X.rules.pts[cards[j]]
+        k = sgn * (1 if delta > 0 else -1)
+        if delta < 0:
+            delta = -delta
+        sides = sides_after(X, cards[i], seat)
+        a = vals[j] - delta
+        b = vals[j] + delta
+        if sides == 1 << (seat & 1):
+            if k > 0:
+                a = vals[j]
+            else:
+                b = vals[j]
+        elif sides == 1 << ((seat & 1) ^ 1):
+            if k > 0:
+                b = vals[j]
+            else:
+                a = vals[j]
+        if a > lo[0]:
+            lo[0] = a
+        if b < hi[0]:
+            hi[0] = b
+
+
 cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
-    cdef int i, j, guess, goal
+    cdef int i, j, guess, goal, lo, hi
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
     cdef int hi_b
@@ -1314,7 +1372,10 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
             for j in range(i):
                 if out.cards[j] >> 4 == out.cards[i] >> 4:
                     guess = out.vals[j]
-            out.vals[i] = child_value(X, out.cards[i], guess, lo_b, hi_b)
+            lo = lo_b
+            hi = hi_b
+            sibling_window(X, out.cards, out.vals, i, &lo, &hi)
+            out.vals[i] = child_value(X, out.cards[i], guess, lo, hi)
             if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
                 out.value = out.vals[i]
             guess = out.vals[i]
