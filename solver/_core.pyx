@@ -84,6 +84,17 @@ cdef inline uint64_t suit_bits(int s) noexcept nogil:
     return (<uint64_t>0xFFFF) << (s * 16)
 
 
+cdef inline uint64_t suits_cards(int suits) noexcept nogil:
+    """Every card of a set of suits (bit per suit; higher bits ignored)."""
+    cdef uint64_t x = suits & 15
+    return ((x & 1) | ((x & 2) << 15) | ((x & 4) << 30) | ((x & 8) << 45)) * 0xFFFF
+
+
+cdef inline int suits_of(uint64_t m) noexcept nogil:
+    """The suits (bit per suit) with a card in m."""
+    return ((m & 0xFFFF) != 0) | (((m >> 16) & 0xFFFF) != 0) << 1 | (((m >> 32) & 0xFFFF) != 0) << 2 | ((m >> 48) != 0) << 3
+
+
 cdef inline uint64_t bit(int c) noexcept nogil:
     return (<uint64_t>1) << c
 
@@ -126,7 +137,7 @@ cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
     """The cards `seat` may play, with the obligation that restricts them."""
     cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards, sevens
-    cdef int lead, w, wc, wseat, rival, trumped, s
+    cdef int lead, w, wc, wseat, rival, trumped
     reason[0] = FREE
     winning[0] = -1
     if st.ntrick == 0:
@@ -167,10 +178,7 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
             reason[0] = TRUMP
         return trumps
     if r.protected:
-        sevens = 0
-        for s in range(4):
-            if s != st.trump and not (st.led >> s) & 1:
-                sevens |= r.protected & suit_bits(s)
+        sevens = r.protected & ~suits_cards(st.led | (1 << st.trump))
         allowed = free_cards & ~sevens
         if allowed and allowed != free_cards:
             reason[0] = PROTECTED
@@ -402,13 +410,8 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     cdef const RuleFlags* r = &X.rules
     cdef State* st = &X.st
     cdef uint64_t out = 0, rest = moves, group, below, unprotected
-    cdef int c, top, low, sides, s
-    unprotected = ~r.protected
-    if st.trump != NO_TRUMP:
-        unprotected |= suit_bits(st.trump)
-    for s in range(4):
-        if (st.led >> s) & 1:
-            unprotected |= suit_bits(s)
+    cdef int c, top, low, sides
+    unprotected = ~r.protected | suits_cards(st.led | (1 << st.trump))
     while rest:
         top = highest(rest)
         group = bit(top)
@@ -446,13 +449,9 @@ cdef inline bint can_beat(const State* st, uint64_t hand, int w) noexcept nogil:
 
 cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     """The side suits (bit per suit) that `seat` is void in while holding a trump."""
-    cdef int s, out = 0
     if st.trump == NO_TRUMP or not (st.hands[seat] & suit_bits(st.trump)):
         return 0
-    for s in range(4):
-        if s != st.trump and not (st.hands[seat] & suit_bits(s)):
-            out |= 1 << s
-    return out
+    return ~suits_of(st.hands[seat]) & 15
 
 
 cdef inline int richest_first(const RuleFlags* r, int c, uint64_t present, int rival_ruffs) noexcept nogil:
@@ -608,10 +607,7 @@ cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexce
     cdef const State* st = &X.st
     cdef uint64_t h[3]
     cdef uint64_t live = all_cards & r.protected
-    cdef int relevant = 0, s, meta
-    for s in range(4):
-        if s != st.trump and live & suit_bits(s):
-            relevant |= 1 << s
+    cdef int relevant = suits_of(live) & ~(1 << st.trump), meta
     meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
     h[0] = all_cards
     h[1] = st.hands[0] | st.hands[1]
@@ -1212,6 +1208,7 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
         c = first
         if out.nline:
             n = root_moves(X, order)
+            table_first(X, order, n)
             maximize = (to_move(&X.rules, &X.st) & 1) == 0
             c = order[0]
             for i in range(n):
@@ -1283,9 +1280,10 @@ cdef int card_rollout(Ctx* X, int c) noexcept nogil:
     return v
 
 
-cdef void table_first(Ctx* X, RootResult* out) noexcept nogil:
-    """Put the root's best card in the table, if any, first: it is likely
-    the card that reaches the value, so checking the cards stops early."""
+cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
+    """Put the best card the table holds for this trick boundary, if any,
+    first among `cards`: it is likely the card that reaches the value, so
+    checking the cards stops early."""
     cdef uint64_t key[2]
     cdef uint64_t all_cards = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
     cdef Entry* e
@@ -1300,10 +1298,10 @@ cdef void table_first(Ctx* X, RootResult* out) noexcept nogil:
     if c < 0 or not (X.st.hands[X.st.leader] >> c) & 1:
         return
     c = group_head(&X.rules, X.st.hands[X.st.leader], all_cards, c)
-    for i in range(1, out.n):
-        if out.cards[i] == c:
-            out.cards[i] = out.cards[0]
-            out.cards[0] = c
+    for i in range(1, n):
+        if cards[i] == c:
+            cards[i] = cards[0]
+            cards[0] = c
             return
 
 
@@ -1381,7 +1379,7 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
             guess = out.vals[i]
     else:
         out.value = mtdf(X, rollout(X), lo_b, hi_b)
-        table_first(X, out)
+        table_first(X, out.cards, out.n)
         for i in range(out.n):
             out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
             if out.vals[i] and mode == MODE_BEST:
