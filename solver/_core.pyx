@@ -454,11 +454,14 @@ cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
     return ~suits_of(st.hands[seat]) & 15
 
 
-cdef inline int richest_first(const RuleFlags* r, int c, uint64_t present, int rival_ruffs) noexcept nogil:
+cdef inline int richest_first(const State* st, const RuleFlags* r, int c, uint64_t present, int seat) noexcept nogil:
     """The order score of a card whose trick goes to its side (taken for good,
     or given to the partner): the richest first, and last a card that would
-    take a later trick, the master of a suit no rival can ruff."""
-    cdef int later = (present & above(c)) == 0 and not (rival_ruffs >> (c >> 4)) & 1
+    take a later trick, the master of a suit no rival can ruff (the ruffs,
+    looked at for masters only, are not worth working out at every node)."""
+    cdef int later = 0
+    if (present & above(c)) == 0:
+        later = not ((ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)) >> (c >> 4)) & 1
     return r.pts[c] * 4 - (c & 15) - (40 if later else 0)
 
 
@@ -496,8 +499,8 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     else:
         hint = -1
     depth = popcount64(present) - st.ntrick
-    rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
     if st.ntrick == 0:
+        rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
         partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
     while rest:
         c = ctz64(rest)
@@ -518,18 +521,18 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
         elif st.ntrick == 1:
             # second hand: the leader, a rival, is winning
             if beats(c, wc, st.trump):
-                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(r, c, present, rival_ruffs)
+                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
             elif partner_can_win:
-                sc = 100 + richest_first(r, c, present, rival_ruffs)
+                sc = 100 + richest_first(st, r, c, present, seat)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         elif st.ntrick == 2:
             # third hand: the trick is the side's unless the last player can take it
             if partner_safe:
                 # the partner's trick is safe: give points, do not overtake
-                sc = 300 + richest_first(r, c, present, rival_ruffs) - (100 if beats(c, wc, st.trump) else 0)
+                sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
             elif beats(c, wc, st.trump):
-                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(r, c, present, rival_ruffs)
+                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
             elif partner_wins:
                 sc = 120 - r.pts[c] * 4 - (c & 15)
             else:
@@ -538,7 +541,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
             # last hand: the trick is the side's when the partner holds it
             # or the card takes it
             if partner_wins or beats(c, wc, st.trump):
-                sc = 300 + richest_first(r, c, present, rival_ruffs)
+                sc = 300 + richest_first(st, r, c, present, seat)
             else:
                 sc = 100 - r.pts[c] * 4 - (c & 15)
         if st.ntrick == 0:
