@@ -92,7 +92,8 @@ cdef inline uint64_t suits_cards(int suits) noexcept nogil:
 
 cdef inline int suits_of(uint64_t m) noexcept nogil:
     """The suits (bit per suit) with a card in m."""
-    return ((m & 0xFFFF) != 0) | (((m >> 16) & 0xFFFF) != 0) << 1 | (((m >> 32) & 0xFFFF) != 0) << 2 | ((m >> 48) != 0) << 3
+    return (((m & 0xFFFF) != 0) | (((m >> 16) & 0xFFFF) != 0) << 1
+            | (((m >> 32) & 0xFFFF) != 0) << 2 | ((m >> 48) != 0) << 3)
 
 
 cdef inline uint64_t bit(int c) noexcept nogil:
@@ -902,7 +903,7 @@ cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, i
         return 0
     if X.rules.protected & (bit(hi) | bit(lo)) and s != st.trump and not (st.led >> s) & 1:
         return 0
-    return (present & above(lo) & ~above(hi - 1) & ~bit(hi) & ~st.hands[seat]) == 0
+    return (present & above(lo) & ~above(hi - 1) & ~st.hands[seat]) == 0    # between them, only its own
 
 
 cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
