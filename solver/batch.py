@@ -4,8 +4,8 @@ Items come from a JSON-lines file (item ``i`` is its i-th non-blank line) or
 from a generated stream (``generated_item(job, game, seed, i)``: deal ``i`` of
 the seed; `analyze` and `puzzles` get a whole deal of random legal play).
 Items are sent in chunks; each worker process keeps one `Solver` (created on
-first use, so its transposition table persists between tasks) and searches
-with the GIL released. Every output line is
+first use, so its transposition table's memory serves every later task; a
+task of another deal starts it empty) and searches with the GIL released. Every output line is
 ``{"index": i, "position": <the item>, ...the job's result...}`` where the
 result is what the single-machine command prints for the item (`solve`: its
 ``value``, ``values``, ...; `table`: the table JSON; `analyze`: the analysis
@@ -43,7 +43,7 @@ _solver_memory = 0
 
 
 def worker_solver(memory: int = DEFAULT_MEMORY) -> Solver:
-    """This process's solver: made on first use and kept, so its table serves every later task."""
+    """This process's solver: made on first use and kept, so its table's memory serves every later task."""
     global _solver, _solver_memory
     if _solver is None or _solver_memory != memory:
         _solver, _solver_memory = Solver(memory), memory
