@@ -129,6 +129,21 @@ cdef inline int winner_index(const int* trick, int n, int trump) noexcept nogil:
     return w
 
 
+cdef inline uint64_t in_play(const State* st) noexcept nogil:
+    """The cards still in play: in the hands and in the trick in progress."""
+    cdef uint64_t cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    cdef int i
+    for i in range(st.ntrick):
+        cards |= bit(st.trick[i])
+    return cards
+
+
+cdef inline uint64_t bound_protected(const RuleFlags* r, const State* st) noexcept nogil:
+    """The protected cards still bound by their protection: those of side
+    suits not led yet."""
+    return r.protected & ~suits_cards(st.led | (1 << st.trump))
+
+
 cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
     return (st.leader + st.ntrick * r.step) & 3
 
@@ -137,7 +152,7 @@ cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
     """The cards `seat` may play, with the obligation that restricts them."""
-    cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards, sevens
+    cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards
     cdef int lead, w, wc, wseat, rival, trumped
     reason[0] = FREE
     winning[0] = -1
@@ -179,8 +194,7 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
             reason[0] = TRUMP
         return trumps
     if r.protected:
-        sevens = r.protected & ~suits_cards(st.led | (1 << st.trump))
-        allowed = free_cards & ~sevens
+        allowed = free_cards & ~bound_protected(r, st)
         if allowed and allowed != free_cards:
             reason[0] = PROTECTED
             return allowed
@@ -343,7 +357,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
     over every way the players still to play may finish it."""
     cdef State* st = &X.st
-    cdef int seat, reason, winning, c, d, i, w, sides = 0
+    cdef int seat, reason, winning, c, d, w, sides = 0
     cdef uint64_t moves, present, rest, below
     if st.ntrick == 4:
         return 1 << (((st.leader + winner_index(st.trick, 4, st.trump) * X.rules.step) & 3) & 1)
@@ -361,9 +375,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
         if moves & ~rest:
             sides |= 1 << (((st.leader + w * X.rules.step) & 3) & 1)
         return sides
-    present = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    for i in range(st.ntrick):
-        present |= bit(st.trick[i])
+    present = in_play(st)
     rest = moves
     while rest and sides != 3:
         c = highest(rest)
@@ -412,7 +424,7 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     cdef State* st = &X.st
     cdef uint64_t out = 0, rest = moves, group, below, unprotected
     cdef int c, top, low, sides
-    unprotected = ~r.protected | suits_cards(st.led | (1 << st.trump))
+    unprotected = ~bound_protected(r, st)
     while rest:
         top = highest(rest)
         group = bit(top)
@@ -898,10 +910,8 @@ cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, i
     do when they are of one suit with no other hand's card in play between
     them, and neither is a protected card still bound by its protection."""
     cdef const State* st = &X.st
-    cdef int hi = c if c > d else d, lo = d if c > d else c, s = c >> 4
-    if (hi >> 4) != (lo >> 4):
-        return 0
-    if X.rules.protected & (bit(hi) | bit(lo)) and s != st.trump and not (st.led >> s) & 1:
+    cdef int hi = c if c > d else d, lo = d if c > d else c
+    if (hi >> 4) != (lo >> 4) or bound_protected(&X.rules, st) & (bit(hi) | bit(lo)):
         return 0
     return (present & above(lo) & ~above(hi - 1) & ~st.hands[seat]) == 0    # between them, only its own
 
@@ -967,9 +977,7 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
     seat = to_move(r, st)
     maximize = (seat & 1) == 0
     moves = legal_mask(r, st, seat, &reason, &winning)
-    present = all_cards
-    for i in range(st.ntrick):
-        present |= bit(st.trick[i])
+    present = in_play(st)
     if moves & (moves - 1):
         n = order_moves(X, moves, present, seat, hint, 1, order)
     else:
@@ -1193,12 +1201,10 @@ cdef enum Mode:
 
 
 cdef int root_moves(Ctx* X, int* order) noexcept nogil:
-    cdef int reason, winning, i
+    cdef int reason, winning
     cdef int seat = to_move(&X.rules, &X.st)
-    cdef uint64_t present = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
-    for i in range(X.st.ntrick):
-        present |= bit(X.st.trick[i])
-    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), present, seat, -1, 0, order)
+    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), in_play(&X.st), seat, -1, 0,
+                       order)
 
 
 cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept nogil:
@@ -1316,31 +1322,22 @@ cdef void sibling_window(Ctx* X, const int* cards, const int* vals, int i, int* 
     values differ by at most the difference of their points, and when the
     trick's winning side is settled, the richer card's value is on the side
     its points go to."""
-    cdef int seat = to_move(&X.rules, &X.st), j, delta, k, a, b, sides
-    cdef int sgn = 1 if (seat & 1) == 0 else -1
-    cdef uint64_t present = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
-    for j in range(X.st.ntrick):
-        present |= bit(X.st.trick[j])
+    cdef int seat = to_move(&X.rules, &X.st), j, delta, settled = 2, sides, toward, a, b
+    cdef uint64_t present = in_play(&X.st)
     for j in range(i):
         if not interchangeable(X, cards[i], cards[j], present, seat):
             continue
+        if settled == 2:
+            # +1: the trick surely goes to the mover's side, -1: to the rivals, 0: either
+            sides = sides_after(X, cards[i], seat)
+            settled = 1 if sides == 1 << (seat & 1) else -1 if sides == 1 << ((seat & 1) ^ 1) else 0
         delta = X.rules.pts[cards[i]] - X.rules.pts[cards[j]]
-        k = sgn * (1 if delta > 0 else -1)
+        # +1 when cards[i]'s value is at least cards[j]'s (N-S points), -1 at most, 0 either
+        toward = settled * (1 if delta > 0 else -1) * (1 if (seat & 1) == 0 else -1)
         if delta < 0:
             delta = -delta
-        sides = sides_after(X, cards[i], seat)
-        a = vals[j] - delta
-        b = vals[j] + delta
-        if sides == 1 << (seat & 1):
-            if k > 0:
-                a = vals[j]
-            else:
-                b = vals[j]
-        elif sides == 1 << ((seat & 1) ^ 1):
-            if k > 0:
-                b = vals[j]
-            else:
-                a = vals[j]
+        a = vals[j] if toward > 0 else vals[j] - delta
+        b = vals[j] if toward < 0 else vals[j] + delta
         if a > lo[0]:
             lo[0] = a
         if b < hi[0]:

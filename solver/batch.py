@@ -5,7 +5,8 @@ from a generated stream (``generated_item(job, game, seed, i)``: deal ``i`` of
 the seed; `analyze` and `puzzles` get a whole deal of random legal play).
 Items are sent in chunks; each worker process keeps one `Solver` (created on
 first use, so its transposition table's memory serves every later task; a
-task of another deal starts it empty) and searches with the GIL released. Every output line is
+task of another deal starts it empty) and searches with the GIL released.
+Every output line is
 ``{"index": i, "position": <the item>, ...the job's result...}`` where the
 result is what the single-machine command prints for the item (`solve`: its
 ``value``, ``values``, ...; `table`: the table JSON; `analyze`: the analysis
