@@ -29,6 +29,7 @@ cdef struct RuleFlags:
     uint64_t low            # the cards of those ranks
     uint64_t high           # the other cards of the deck
     int nhigh               # how many
+    int count_bits          # bits that count a suit's low cards in play
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
     int npoint_classes
 

@@ -41,17 +41,17 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    static inline void malilla_pack_key(uint64_t* k, uint64_t high, uint64_t low, uint64_t ne, uint64_t ns,
-                                        uint64_t meta, int nhigh, int nlow) {
-        unsigned __int128 x = high | ((unsigned __int128)low << nhigh)
-            | ((unsigned __int128)ne << (nhigh + nlow)) | ((unsigned __int128)ns << (nhigh + 2 * nlow))
-            | ((unsigned __int128)meta << (nhigh + 3 * nlow));
+    static inline void malilla_pack_key(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
+                                        uint64_t meta, int nhigh, int ncounts, int nlow) {
+        unsigned __int128 x = high | ((unsigned __int128)counts << nhigh)
+            | ((unsigned __int128)ne << (nhigh + ncounts)) | ((unsigned __int128)ns << (nhigh + ncounts + nlow))
+            | ((unsigned __int128)meta << (nhigh + ncounts + 2 * nlow));
         k[0] = (uint64_t)x;
         k[1] = (uint64_t)(x >> 64);
     }
     """
-    void pack_key "malilla_pack_key"(uint64_t* k, uint64_t high, uint64_t low, uint64_t ne, uint64_t ns,
-                                     uint64_t meta, int nhigh, int nlow) nogil
+    void pack_key "malilla_pack_key"(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
+                                     uint64_t meta, int nhigh, int ncounts, int nlow) nogil
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
@@ -593,44 +593,25 @@ cdef inline int remaining(const Ctx* X) noexcept nogil:
     return total + X.rules.trick_bonus * ((popcount64(all_cards) + st.ntrick + 3) // 4)
 
 
-cdef inline void canonical_masks(const Ctx* X, uint64_t all_cards, uint64_t* m, int n) noexcept nogil:
-    """The card masks m[0..n-1] (subsets of all_cards) with each suit's
-    worthless low cards moved up to close the gaps left by played ones:
-    positions that differ only in which low cards are gone play the same,
-    so they share one table key."""
-    cdef int nlow = X.rules.nlow, s, i, k, shift
-    cdef uint64_t lowm = (<uint64_t>1 << nlow) - 1, u, low
-    for s in range(4):
-        shift = 16 * s
-        u = (all_cards >> shift) & lowm
-        k = popcount64(u)
-        if k == 0 or (u >> (nlow - k)) == (<uint64_t>1 << k) - 1:
-            continue
-        for i in range(n):
-            low = pext64(m[i] >> shift, u) << (nlow - k)
-            m[i] = (m[i] & ~(lowm << shift)) | (low << shift)
-
-
 cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
     """The table key of a trick boundary in 96 bits, k[0] and k[1] < 2**32:
-    which cards are in play, and for the worthless low cards, canonical and
-    side by side, N|E and N|S too (which fix each one's holder); then the
-    leader, the suits led whose protected card is still in play, and (deal
-    score) tricks won. Who holds the other cards is left out: it never
-    changes within a deal, and the table holds one deal's positions at a
-    time (`Core.solve`)."""
+    which cards with points are in play, how many worthless low cards of
+    each suit, and who holds those, in rank order (N|E and N|S, which fix
+    each one's holder); then the leader, the suits led whose protected card
+    is still in play, and (deal score) tricks won. Positions that differ only
+    in which low cards are gone play the same and share a key. Who holds the
+    other cards is left out: it never changes within a deal, and the table
+    holds one deal's positions at a time (`Core.solve`)."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
-    cdef uint64_t h[3]
+    cdef uint64_t low = all_cards & r.low
     cdef uint64_t live = all_cards & r.protected
-    cdef int relevant = suits_of(live) & ~(1 << st.trump), meta
+    cdef int relevant = suits_of(live) & ~(1 << st.trump), meta, b = r.count_bits
+    cdef uint64_t counts = (popcount64(low & suit_bits(0)) | (popcount64(low & suit_bits(1)) << b)
+                            | (popcount64(low & suit_bits(2)) << 2 * b) | (popcount64(low & suit_bits(3)) << 3 * b))
     meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
-    h[0] = all_cards
-    h[1] = st.hands[0] | st.hands[1]
-    h[2] = st.hands[0] | st.hands[2]
-    canonical_masks(X, all_cards, h, 3)
-    pack_key(k, pext64(all_cards, r.high), pext64(h[0], r.low), pext64(h[1], r.low), pext64(h[2], r.low),
-             meta, r.nhigh, r.nlow * 4)
+    pack_key(k, pext64(all_cards, r.high), counts, pext64(st.hands[0] | st.hands[1], low),
+             pext64(st.hands[0] | st.hands[2], low), meta, r.nhigh, 4 * b, r.nlow * 4)
 
 
 cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
@@ -1097,10 +1078,13 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.undertrump_ban = undertrump_ban
     r.capot = capot
     r.nlow = 0
-    # the key's 96 bits: 4 n for the cards in play, 8 more per low rank for
-    # their holders, 8 for the leader, suits led and tricks won
-    while r.nlow < n and points_by_strength[r.nlow] == 0 and 4 * n + 8 * (r.nlow + 1) + 8 <= 96:
+    # the key's 96 bits: 4 per rank with points for the cards in play; per
+    # low rank 8 for the holders of those in play, and 4 per bit of a count
+    # of them; 8 for the leader, suits led and tricks won
+    while (r.nlow < n and points_by_strength[r.nlow] == 0
+           and 4 * (n - r.nlow - 1) + 4 * (r.nlow + 1).bit_length() + 8 * (r.nlow + 1) + 8 <= 96):
         r.nlow += 1
+    r.count_bits = r.nlow.bit_length()
     r.npoint_classes = max(points_by_strength) + 1
     if r.npoint_classes > 8:
         raise ValueError("card points above 7 are not supported")
