@@ -31,6 +31,7 @@ cdef struct RuleFlags:
     int nhigh               # how many
     int count_bits          # bits that count a suit's low cards in play
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
+    uint64_t point_bits[3]  # the cards whose points have bit 0, 1, 2 set
     int npoint_classes
 
 cdef struct State:

@@ -29,14 +29,24 @@ cdef extern from *:
                 r |= out;
         return r;
     }
+    static inline uint64_t malilla_pdep_portable(uint64_t x, uint64_t m) {
+        uint64_t r = 0, in = 1;
+        for (; m; m &= m - 1, in <<= 1)
+            if (x & in)
+                r |= m & (0 - m);
+        return r;
+    }
     #if defined(__BMI2__)
     #include <immintrin.h>
     #define malilla_pext _pext_u64
+    #define malilla_pdep _pdep_u64
     #else
     #define malilla_pext malilla_pext_portable
+    #define malilla_pdep malilla_pdep_portable
     #endif
     """
     uint64_t pext64 "malilla_pext"(uint64_t x, uint64_t mask) nogil
+    uint64_t pdep64 "malilla_pdep"(uint64_t x, uint64_t mask) nogil
     uint64_t pext64_portable "malilla_pext_portable"(uint64_t x, uint64_t mask) nogil
 
 cdef extern from *:
@@ -79,6 +89,11 @@ cdef enum:
 
 
 # ---------------------------------------------------------------- bitboards
+
+# bit 15 of each suit, never a card: added to the cards in play, it ends
+# every run of cards adjacent among them with its suit
+cdef uint64_t RUN_ENDS = 0x8000800080008000ULL
+
 
 cdef inline uint64_t suit_bits(int s) noexcept nogil:
     return (<uint64_t>0xFFFF) << (s * 16)
@@ -327,16 +342,13 @@ cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
 cdef inline uint64_t representatives(const RuleFlags* r, uint64_t moves, uint64_t present) noexcept nogil:
     """One card of each run of equivalent moves: adjacent among the cards
     still in play (hands and trick) and equal in points. Keeps the highest."""
-    cdef uint64_t reps = 0, rest = moves
-    cdef int c, prev = -1
-    while rest:
-        c = highest(rest)
-        rest &= ~bit(c)
-        if not (prev >= 0 and (prev >> 4) == (c >> 4) and r.pts[prev] == r.pts[c]
-                and (present & above(c) & ~above(prev - 1)) == 0):
-            reps |= bit(c)
-        prev = c
-    return reps
+    cdef uint64_t stops = present | RUN_ENDS
+    cdef uint64_t m = pext64(moves, stops), differ = 0, q
+    cdef int j
+    for j in range(3):
+        q = pext64(r.point_bits[j], stops)
+        differ |= q ^ (q >> 1)
+    return moves & ~pdep64(m & (m >> 1) & ~differ, stops)
 
 
 cdef inline int group_head(const RuleFlags* r, uint64_t moves, uint64_t present, int c) noexcept nogil:
@@ -357,10 +369,17 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
     over every way the players still to play may finish it."""
     cdef State* st = &X.st
-    cdef int seat, reason, winning, c, d, w, sides = 0
+    cdef int seat, reason, winning, c, d, w, i, side, sides = 0
     cdef uint64_t moves, present, rest, below
-    if st.ntrick == 4:
-        return 1 << (((st.leader + winner_index(st.trick, 4, st.trump) * X.rules.step) & 3) & 1)
+    w = winner_index(st.trick, st.ntrick, st.trump)
+    side = ((st.leader + w * X.rules.step) & 3) & 1
+    # the winning card only rises: rivals of its side who cannot beat it now never will
+    for i in range(st.ntrick, 4):
+        seat = (st.leader + i * X.rules.step) & 3
+        if (seat & 1) != side and can_beat(st, st.hands[seat], st.trick[w]):
+            break
+    else:
+        return 1 << side
     seat = to_move(&X.rules, st)
     moves = legal_mask(&X.rules, st, seat, &reason, &winning)
     if st.ntrick == 3:
@@ -421,24 +440,21 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     so the choice dominates. Protected cards are left alone (their legality
     differs)."""
     cdef const RuleFlags* r = &X.rules
-    cdef State* st = &X.st
-    cdef uint64_t out = 0, rest = moves, group, below, unprotected
-    cdef int c, top, low, sides
-    unprotected = ~bound_protected(r, st)
-    while rest:
-        top = highest(rest)
-        group = bit(top)
-        c = top
-        while True:
-            below = present & suit_bits(c >> 4) & (bit(c) - 1)
-            if below == 0 or not (rest >> highest(below)) & 1:
-                break
-            c = highest(below)
-            group |= bit(c)
-        rest &= ~group
-        low = c
-        if group == bit(top) or r.pts[top] == r.pts[low] or (group & ~unprotected):
-            out |= representatives(r, group, present)
+    cdef uint64_t stops = present | RUN_ENDS
+    cdef uint64_t m = pext64(moves, stops)
+    cdef uint64_t tops = pdep64(m & ~(m >> 1), stops), lows = pdep64(m & ~(m << 1), stops)
+    cdef uint64_t plain = tops & lows, bound = bound_protected(r, &X.st), out = 0, group
+    cdef int top, low, sides
+    tops &= ~plain
+    lows &= ~plain
+    while tops:
+        top = highest(tops)
+        low = highest(lows)
+        tops &= ~bit(top)
+        lows &= ~bit(low)
+        group = moves & ((bit(top) << 1) - 1) & ~(bit(low) - 1)
+        if r.pts[top] == r.pts[low] or group & bound:
+            plain |= group
             continue
         sides = sides_after(X, top, seat)
         if sides == 1 << (seat & 1):
@@ -446,8 +462,8 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
         elif sides == 1 << ((seat & 1) ^ 1):
             out |= bit(low)
         else:
-            out |= representatives(r, group, present)
-    return out
+            plain |= group
+    return out | representatives(r, plain, present)
 
 
 cdef inline bint can_beat(const State* st, uint64_t hand, int w) noexcept nogil:
@@ -1091,6 +1107,9 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     for s in range(4):
         for k in range(n):
             r.by_points[points_by_strength[k]] |= bit(s * 16 + k)
+            for m in range(3):
+                if (points_by_strength[k] >> m) & 1:
+                    r.point_bits[m] |= bit(s * 16 + k)
             if k < r.nlow:
                 r.low |= bit(s * 16 + k)
             else:
