@@ -40,6 +40,7 @@ cdef struct State:
     int leader
     int ntrick
     int trick[4]
+    int win                 # the index in trick of the card winning it (ntrick > 0)
     int led                 # suits led so far (bit per suit)
     int won                 # bit 0: N-S has won a trick, bit 1: E-W
 
@@ -48,6 +49,7 @@ cdef struct Undo:
     int leader
     int won
     int completed
+    int win
     int ns                  # points the completed trick gave N-S
     int trick[4]
 

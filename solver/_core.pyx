@@ -144,6 +144,23 @@ cdef inline int winner_index(const int* trick, int n, int trump) noexcept nogil:
     return w
 
 
+cdef inline int push_card(State* st, int c) noexcept nogil:
+    """Add c to the trick in progress, keeping track of the card winning it;
+    returns what `pop_card` needs to take it back."""
+    cdef int before = st.win
+    if st.ntrick == 0 or beats(c, st.trick[st.win], st.trump):
+        st.win = st.ntrick
+    st.trick[st.ntrick] = c
+    st.ntrick += 1
+    return before
+
+
+cdef inline void pop_card(State* st, int before) noexcept nogil:
+    """Take the last card back from the trick in progress."""
+    st.ntrick -= 1
+    st.win = before
+
+
 cdef inline uint64_t in_play(const State* st) noexcept nogil:
     """The cards still in play: in the hands and in the trick in progress."""
     cdef uint64_t cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
@@ -174,7 +191,7 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
     if st.ntrick == 0:
         return hand
     lead = st.trick[0] >> 4
-    w = winner_index(st.trick, st.ntrick, st.trump)
+    w = st.win
     wc = st.trick[w]
     winning[0] = wc
     wseat = (st.leader + w * r.step) & 3
@@ -229,14 +246,13 @@ cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
     st.hands[seat] &= ~bit(c)
     if st.ntrick == 0:
         st.led |= 1 << (c >> 4)
-    st.trick[st.ntrick] = c
-    st.ntrick += 1
+    u.win = push_card(st, c)
     if st.ntrick == 4:
         pts = X.rules.trick_bonus
         for i in range(4):
             u.trick[i] = st.trick[i]
             pts += X.rules.pts[st.trick[i]]
-        w = winner_index(st.trick, 4, st.trump)
+        w = st.win
         wseat = (st.leader + w * X.rules.step) & 3
         st.leader = wseat
         st.ntrick = 0
@@ -255,7 +271,7 @@ cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
         st.ntrick = 4
         st.leader = u.leader
         st.won = u.won
-    st.ntrick -= 1
+    pop_card(st, u.win)
     st.hands[to_move(&X.rules, st)] |= bit(c)
     st.led = u.led
 
@@ -371,7 +387,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     cdef State* st = &X.st
     cdef int seat, reason, winning, c, d, w, i, side, sides = 0
     cdef uint64_t moves, present, rest, below
-    w = winner_index(st.trick, st.ntrick, st.trump)
+    w = st.win
     side = ((st.leader + w * X.rules.step) & 3) & 1
     # the winning card only rises: rivals of its side who cannot beat it now never will
     for i in range(st.ntrick, 4):
@@ -384,7 +400,6 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     moves = legal_mask(&X.rules, st, seat, &reason, &winning)
     if st.ntrick == 3:
         # the last player either takes the trick or leaves it where it is
-        w = winner_index(st.trick, 3, st.trump)
         rest = moves & above(st.trick[w])
         if st.trump != NO_TRUMP and (st.trick[w] >> 4) != st.trump:
             rest |= moves & suit_bits(st.trump)
@@ -407,10 +422,9 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
             d = highest(below)
             rest &= ~bit(d)
         st.hands[seat] &= ~bit(c)
-        st.trick[st.ntrick] = c
-        st.ntrick += 1
+        i = push_card(st, c)
         sides |= trick_sides(X)
-        st.ntrick -= 1
+        pop_card(st, i)
         st.hands[seat] |= bit(c)
     return sides
 
@@ -418,14 +432,13 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
 cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
     """`trick_sides` once `seat` has played c."""
     cdef State* st = &X.st
-    cdef int led_before = st.led, sides
+    cdef int led_before = st.led, sides, before
     st.hands[seat] &= ~bit(c)
     if st.ntrick == 0:
         st.led |= 1 << (c >> 4)
-    st.trick[st.ntrick] = c
-    st.ntrick += 1
+    before = push_card(st, c)
     sides = trick_sides(X)
-    st.ntrick -= 1
+    pop_card(st, before)
     st.hands[seat] |= bit(c)
     st.led = led_before
     return sides
@@ -515,7 +528,7 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef int partner_wins = 0, partner_can_win = 0, partner_safe = 0, rival_ruffs = 0, partner_ruffs = 0
     cdef uint64_t rest = reps, last = 0
     if st.ntrick:
-        w = winner_index(st.trick, st.ntrick, st.trump)
+        w = st.win
         wc = st.trick[w]
         partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
         last = st.hands[(seat + r.step) & 3]
@@ -1138,8 +1151,11 @@ cdef void fill_state(State* st, tuple hands, int trump, int leader, tuple trick,
     st.trump = trump
     st.leader = leader
     st.ntrick = len(trick)
+    st.win = 0
     for i in range(st.ntrick):
         st.trick[i] = trick[i]
+        if beats(st.trick[i], st.trick[st.win], trump):
+            st.win = i
     st.led = led
     st.won = won
 
