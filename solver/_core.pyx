@@ -52,16 +52,16 @@ cdef extern from *:
 cdef extern from *:
     """
     static inline void malilla_pack_key(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
-                                        uint64_t meta, int nhigh, int ncounts, int nlow) {
+                                        uint64_t meta, int nhigh, int ncounts, int nheld) {
         unsigned __int128 x = high | ((unsigned __int128)counts << nhigh)
-            | ((unsigned __int128)ne << (nhigh + ncounts)) | ((unsigned __int128)ns << (nhigh + ncounts + nlow))
-            | ((unsigned __int128)meta << (nhigh + ncounts + 2 * nlow));
+            | ((unsigned __int128)ne << (nhigh + ncounts)) | ((unsigned __int128)ns << (nhigh + ncounts + nheld))
+            | ((unsigned __int128)meta << (nhigh + ncounts + 2 * nheld));
         k[0] = (uint64_t)x;
         k[1] = (uint64_t)(x >> 64);
     }
     """
     void pack_key "malilla_pack_key"(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
-                                     uint64_t meta, int nhigh, int ncounts, int nlow) nogil
+                                     uint64_t meta, int nhigh, int ncounts, int nheld) nogil
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
