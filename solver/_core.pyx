@@ -48,6 +48,7 @@ cdef extern from *:
     uint64_t pext64 "malilla_pext"(uint64_t x, uint64_t mask) nogil
     uint64_t pdep64 "malilla_pdep"(uint64_t x, uint64_t mask) nogil
     uint64_t pext64_portable "malilla_pext_portable"(uint64_t x, uint64_t mask) nogil
+    uint64_t pdep64_portable "malilla_pdep_portable"(uint64_t x, uint64_t mask) nogil
 
 cdef extern from *:
     """
@@ -1175,6 +1176,13 @@ def extract_bits(uint64_t x, uint64_t mask, bint portable=False):
     built with): the CPU's instruction when built with it, or the portable
     loop."""
     return pext64_portable(x, mask) if portable else pext64(x, mask)
+
+
+def deposit_bits(uint64_t x, uint64_t mask, bint portable=False):
+    """The bottom bits of x spread to the places of mask's bits, lowest first
+    (what runs of adjacent cards are found with): the CPU's instruction when
+    built with it, or the portable loop."""
+    return pdep64_portable(x, mask) if portable else pdep64(x, mask)
 
 
 def trick_winner(tuple trick, int trump):

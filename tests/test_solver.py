@@ -219,6 +219,12 @@ class TestTable:
         expected = sum(1 << i for i, b in enumerate(under_mask) if x >> b & 1)
         assert _core.extract_bits(x, mask) == _core.extract_bits(x, mask, portable=True) == expected
 
+    @given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
+    def test_run_finding_matches_on_every_build(self, x: int, mask: int) -> None:
+        under_mask = [b for b in range(64) if mask >> b & 1]
+        expected = sum(1 << b for i, b in enumerate(under_mask) if x >> i & 1)
+        assert _core.deposit_bits(x, mask) == _core.deposit_bits(x, mask, portable=True) == expected
+
     def test_memory_bound(self) -> None:
         assert Solver(1 << 20).memory <= 1 << 20
         with pytest.raises(ValueError, match="memory"):
