@@ -645,7 +645,9 @@ cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexce
 
 
 cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
-    """c's id in the canonical hands."""
+    """The id a table entry keeps for c, the same in every position sharing its
+    key: c itself, or for a low card, the slot below the top of its suit's low
+    ranks given by how many low cards of its suit in play rank above it."""
     cdef uint64_t lows = all_cards & ((((<uint64_t>1) << X.rules.nlow) - 1) << (c & ~15))
     if (c & 15) >= X.rules.nlow:
         return c
@@ -653,7 +655,7 @@ cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept
 
 
 cdef inline int actual_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
-    """The card whose canonical id is c."""
+    """The card in play that the table's id c stands for (see `canonical_card`)."""
     cdef int k
     cdef uint64_t lows
     if (c & 15) >= X.rules.nlow:
