@@ -929,99 +929,102 @@ cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, i
     return (present & above(lo) & ~above(hi - 1) & ~st.hands[seat]) == 0    # between them, only its own
 
 
-cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
+cdef inline int search(Ctx* X, int alpha, int beta) noexcept nogil:
     """Fail-soft alpha-beta on N-S points from here, trick in progress included."""
-    cdef State* st = &X.st
-    cdef RuleFlags* r = &X.rules
-    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef uint64_t present, moves, hash = 0
-    cdef int seat, reason, winning, n, i, c, v, best, best_card = -1, hint = -1
-    cdef int lo_b, hi_b, a0, b0, depth, maximize
-    cdef uint64_t key[2]
-    cdef Entry* e
-    cdef Undo u
-    cdef int order[16]
+    return follow(X, alpha, beta) if X.st.ntrick else lead(X, alpha, beta)
 
+
+cdef inline bint counted_stop(Ctx* X) noexcept nogil:
+    """Count a node; is the search stopped (cancelled, or past its deadline)?"""
     X.nodes += 1
     if (X.nodes & 1023) == 0 and (X.stop or (X.deadline_ns and now_ns() > X.deadline_ns)):
         X.stopped = 1
-    if X.stopped:
+    return X.stopped
+
+
+cdef inline int value_after(Ctx* X, int c, int alpha, int beta) noexcept nogil:
+    """`search` once c is played (the window and the value count the trick in progress)."""
+    cdef Undo u
+    cdef int v
+    do_play(X, c, &u)
+    v = search(X, alpha - u.ns, beta - u.ns) + u.ns
+    undo_play(X, c, &u)
+    return v
+
+
+cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
+    """`search` at a trick boundary: the table, the sure-points bounds, the
+    exact last two tricks, and the leads, whose outcome the table keeps."""
+    cdef State* st = &X.st
+    cdef RuleFlags* r = &X.rules
+    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    cdef uint64_t hash
+    cdef int n, i, c, v, best, best_card = -1, hint = -1
+    cdef int lo_b, hi_b, a0, b0, depth = popcount64(all_cards), maximize
+    cdef uint64_t key[2]
+    cdef Entry* e
+    cdef int order[16]
+
+    if counted_stop(X):
         return 0
     if all_cards == 0:
         if r.capot and st.won != 3:
             return 1 if st.won == 1 else -1
         return 0
-
-    if st.ntrick == 0 and popcount64(all_cards) == 4:
+    if depth == 4:
         return last_trick(X, all_cards)
-    if st.ntrick == 0:
-        X.boundary_nodes += 1
-        table_key(X, all_cards, key)
-        hash = mix(key[0], key[1])
-        e = tt_find(&X.tt, key[0], key[1], hash)
-        if e != NULL:
-            # a stored entry's bounds hold the static ones of its store already
-            lo_b = e.lo
-            hi_b = e.hi
-            if lo_b >= beta or lo_b == hi_b or hi_b <= alpha:
-                X.table_cutoffs += 1
-                return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
-            hint = actual_card(X, all_cards, e.best)
-        else:
-            if X.static_bounds:
-                sure_bounds(X, all_cards, alpha, beta, &lo_b, &hi_b)
-            else:
-                side_bounds(X, all_cards, 0, 0, &lo_b, &hi_b)
-            if lo_b >= beta:
-                return lo_b
-            if hi_b <= alpha:
-                return hi_b
-        if popcount64(all_cards) == 8:
-            v = last_two(X)
-            tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
-            return v
-        if lo_b > alpha:
-            alpha = lo_b
-        if hi_b < beta:
-            beta = hi_b
-        a0 = alpha
-        b0 = beta
-
-    seat = to_move(r, st)
-    maximize = (seat & 1) == 0
-    moves = legal_mask(r, st, seat, &reason, &winning)
-    present = in_play(st)
-    if moves & (moves - 1):
-        n = order_moves(X, moves, present, seat, hint, 1, order)
+    X.boundary_nodes += 1
+    table_key(X, all_cards, key)
+    hash = mix(key[0], key[1])
+    e = tt_find(&X.tt, key[0], key[1], hash)
+    if e != NULL:
+        # a stored entry's bounds hold the static ones of its store already
+        lo_b = e.lo
+        hi_b = e.hi
+        if lo_b >= beta or lo_b == hi_b or hi_b <= alpha:
+            X.table_cutoffs += 1
+            return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
+        hint = actual_card(X, all_cards, e.best)
     else:
-        order[0] = ctz64(moves)
-        n = 1
-    depth = popcount64(all_cards)
+        if X.static_bounds:
+            sure_bounds(X, all_cards, alpha, beta, &lo_b, &hi_b)
+        else:
+            side_bounds(X, all_cards, 0, 0, &lo_b, &hi_b)
+        if lo_b >= beta:
+            return lo_b
+        if hi_b <= alpha:
+            return hi_b
+    if depth == 8:
+        v = last_two(X)
+        tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
+        return v
+    if lo_b > alpha:
+        alpha = lo_b
+    if hi_b < beta:
+        beta = hi_b
+    a0 = alpha
+    b0 = beta
+
+    maximize = (st.leader & 1) == 0
+    n = order_moves(X, st.hands[st.leader], all_cards, st.leader, hint, 1, order)
     best = -INF if maximize else INF
     for i in range(n):
         c = order[i]
-        do_play(X, c, &u)
-        v = search(X, alpha - u.ns, beta - u.ns) + u.ns
-        undo_play(X, c, &u)
-        if maximize:
-            if v > best:
-                best = v
-                best_card = c
-                if v > alpha:
-                    alpha = v
-        else:
-            if v < best:
-                best = v
-                best_card = c
-                if v < beta:
-                    beta = v
+        v = value_after(X, c, alpha, beta)
+        if (v > best) if maximize else (v < best):
+            best = v
+            best_card = c
+            if maximize and v > alpha:
+                alpha = v
+            elif not maximize and v < beta:
+                beta = v
         if alpha >= beta:
-            if st.ntrick == 0 and X.killers[depth][0] != c:
+            if X.killers[depth][0] != c:
                 X.killers[depth][1] = X.killers[depth][0]
                 X.killers[depth][0] = c
             break
 
-    if st.ntrick == 0 and not X.stopped:
+    if not X.stopped:
         best_card = canonical_card(X, all_cards, best_card)
         if best <= a0:
             tt_store(&X.tt, key[0], key[1], hash, depth, lo_b, best, best_card)
@@ -1029,6 +1032,34 @@ cdef int search(Ctx* X, int alpha, int beta) noexcept nogil:
             tt_store(&X.tt, key[0], key[1], hash, depth, best, hi_b, best_card)
         else:
             tt_store(&X.tt, key[0], key[1], hash, depth, best, best, best_card)
+    return best
+
+
+cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
+    """`search` inside a trick."""
+    cdef State* st = &X.st
+    cdef int seat = to_move(&X.rules, st), maximize = (seat & 1) == 0, reason, winning, n, i, v, best
+    cdef uint64_t moves
+    cdef int order[16]
+    if counted_stop(X):
+        return 0
+    moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    if moves & (moves - 1):
+        n = order_moves(X, moves, in_play(st), seat, -1, 1, order)
+    else:
+        order[0] = ctz64(moves)
+        n = 1
+    best = -INF if maximize else INF
+    for i in range(n):
+        v = value_after(X, order[i], alpha, beta)
+        if maximize:
+            best = v if v > best else best
+            alpha = v if v > alpha else alpha
+        else:
+            best = v if v < best else best
+            beta = v if v < beta else beta
+        if alpha >= beta:
+            break
     return best
 
 
