@@ -10,7 +10,7 @@ ceiling (two plain processes sharing the deals, no Dask) and reports an xfail,
 not a pass, when that ceiling is itself below 1.75. The batches use the default chunk (8
 deals), which keeps Dask's scheduling small against the solves. The clusters are started, and
 each worker's solver made, before the clock starts. Other load on this shared machine only ever
-slows a run, so each figure is the best of two rounds. `extra_info` holds the figures;
+slows a run, so each figure is the best of three rounds. `extra_info` holds the figures;
 bench/conftest.py prints them.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from solver import Position
 from solver.batch import generated_item, local_cluster, run_batch, prepare_worker
 from solver.solve import Solver
 
-GAME, SEED, DEALS, CHUNK, MEMORY, ROUNDS = "malilla", 20261129, 192, 8, 32 << 20, 2
+GAME, SEED, DEALS, CHUNK, MEMORY, ROUNDS = "malilla", 20261129, 192, 8, 32 << 20, 3
 
 
 def plain_loop() -> float:
