@@ -162,6 +162,11 @@ cdef inline void pop_card(State* st, int before) noexcept nogil:
     st.win = before
 
 
+cdef inline int winner_seat(const RuleFlags* r, const State* st) noexcept nogil:
+    """The seat whose card wins the trick in progress (ntrick > 0)."""
+    return (st.leader + st.win * r.step) & 3
+
+
 cdef inline uint64_t in_play(const State* st) noexcept nogil:
     """The cards still in play: in the hands and in the trick in progress."""
     cdef uint64_t cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
@@ -186,17 +191,15 @@ cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
     """The cards `seat` may play, with the obligation that restricts them."""
     cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards
-    cdef int lead, w, wc, wseat, rival, trumped
+    cdef int lead, wc, rival, trumped
     reason[0] = FREE
     winning[0] = -1
     if st.ntrick == 0:
         return hand
     lead = st.trick[0] >> 4
-    w = st.win
-    wc = st.trick[w]
+    wc = st.trick[st.win]
     winning[0] = wc
-    wseat = (st.leader + w * r.step) & 3
-    rival = (wseat ^ seat) & 1
+    rival = (winner_seat(r, st) ^ seat) & 1
     follow = hand & suit_bits(lead)
     trumped = (wc >> 4) != lead
     if follow:
@@ -238,7 +241,7 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
 
 cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
     cdef State* st = &X.st
-    cdef int seat = to_move(&X.rules, st), w, wseat, pts, i
+    cdef int seat = to_move(&X.rules, st), wseat, pts, i
     u.led = st.led
     u.leader = st.leader
     u.won = st.won
@@ -253,8 +256,7 @@ cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
         for i in range(4):
             u.trick[i] = st.trick[i]
             pts += X.rules.pts[st.trick[i]]
-        w = st.win
-        wseat = (st.leader + w * X.rules.step) & 3
+        wseat = winner_seat(&X.rules, st)
         st.leader = wseat
         st.ntrick = 0
         st.won |= 1 << (wseat & 1)
@@ -389,7 +391,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     cdef int seat, reason, winning, c, d, w, i, side, sides = 0
     cdef uint64_t moves, present, rest, below
     w = st.win
-    side = ((st.leader + w * X.rules.step) & 3) & 1
+    side = winner_seat(&X.rules, st) & 1
     # the winning card only rises: rivals of its side who cannot beat it now never will
     for i in range(st.ntrick, 4):
         seat = (st.leader + i * X.rules.step) & 3
@@ -408,7 +410,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
         if rest:
             sides = 1 << (seat & 1)
         if moves & ~rest:
-            sides |= 1 << (((st.leader + w * X.rules.step) & 3) & 1)
+            sides |= 1 << side
         return sides
     present = in_play(st)
     rest = moves
@@ -525,13 +527,12 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     cdef const State* st = &X.st
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, j, w, wc = -1, depth
+    cdef int n = 0, c, sc, j, wc = -1, depth
     cdef int partner_wins = 0, partner_can_win = 0, partner_safe = 0, rival_ruffs = 0, partner_ruffs = 0
     cdef uint64_t rest = reps, last = 0
     if st.ntrick:
-        w = st.win
-        wc = st.trick[w]
-        partner_wins = ((((st.leader + w * r.step) & 3) ^ seat) & 1) == 0
+        wc = st.trick[st.win]
+        partner_wins = ((winner_seat(r, st) ^ seat) & 1) == 0
         last = st.hands[(seat + r.step) & 3]
         if st.ntrick == 1:
             partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
