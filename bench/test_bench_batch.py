@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -28,17 +29,26 @@ from solver.solve import Solver
 GAME, SEED, DEALS, CHUNK, MEMORY, ROUNDS = "malilla", 20261129, 192, 8, 32 << 20, 3
 
 
+def best_seconds(run: Callable[[int], None]) -> float:
+    """The fastest of ROUNDS timed calls `run(round)`."""
+    rounds = []
+    for r in range(ROUNDS):
+        start = time.perf_counter()
+        run(r)
+        rounds.append(time.perf_counter() - start)
+    return min(rounds)
+
+
 def plain_loop() -> float:
     """Seconds to solve the deals one after the other here, with one solver."""
     positions = [Position.from_json(generated_item("solve", GAME, SEED, i)) for i in range(DEALS)]
     solver = Solver(MEMORY)
-    rounds = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
+
+    def run(_: int) -> None:
         for p in positions:
             solver.solve(p)
-        rounds.append(time.perf_counter() - start)
-    return min(rounds)
+
+    return best_seconds(run)
 
 
 _pool_solver: Solver | None = None
@@ -66,16 +76,14 @@ def machine_ceiling(seconds_one: float) -> float:
 def batch_seconds(workers: int, out: str) -> float:
     from distributed import Client
 
-    rounds = []
+    def run(r: int) -> None:
+        summary = run_batch("solve", f"{out}.{r}", client=client, game=GAME, deals=DEALS, seed=SEED,
+                            chunk=CHUNK, options={"memory": MEMORY})
+        assert summary["done"] == DEALS
+
     with local_cluster(workers) as cluster, Client(cluster) as client:
         client.run(prepare_worker, MEMORY)
-        for r in range(ROUNDS):
-            start = time.perf_counter()
-            summary = run_batch("solve", f"{out}.{r}", client=client, game=GAME, deals=DEALS, seed=SEED,
-                                chunk=CHUNK, options={"memory": MEMORY})
-            rounds.append(time.perf_counter() - start)
-            assert summary["done"] == DEALS
-    return min(rounds)
+        return best_seconds(run)
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
