@@ -7,14 +7,17 @@ writing the JSON lines) against solving the same deals in one plain loop with
 one `Solver` in this process. The 1.7 speed-up needs two cores that really
 run two searches at full speed: the test also measures this machine's own
 ceiling (two plain processes sharing the deals, no Dask) and reports an xfail,
-not a pass, when that ceiling is itself below 1.75. The batches use the default chunk (8
-deals), which keeps Dask's scheduling small against the solves. The clusters are started, and
-each worker's solver made, before the clock starts. Other load on this shared machine only ever
-slows a run, so each figure is the best of three rounds. `extra_info` holds the figures;
+not a pass, when that ceiling is itself below 1.75. The batches use the default
+chunk (8 deals), which keeps Dask's scheduling small against the solves. The
+clusters and the processes are started, and each one's solver made, before the
+clock starts. Other load on this shared machine only ever slows a run, and it
+comes and goes: the four ways of solving the deals take turns in each of three
+rounds, and each figure is the best of its three. `extra_info` holds the figures;
 bench/conftest.py prints them.
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import time
@@ -28,29 +31,6 @@ from solver.solve import Solver
 
 GAME, SEED, DEALS, CHUNK, MEMORY, ROUNDS = "malilla", 20261129, 192, 8, 32 << 20, 3
 
-
-def best_seconds(run: Callable[[int], None]) -> float:
-    """The fastest of ROUNDS timed calls `run(round)`."""
-    rounds = []
-    for r in range(ROUNDS):
-        start = time.perf_counter()
-        run(r)
-        rounds.append(time.perf_counter() - start)
-    return min(rounds)
-
-
-def plain_loop() -> float:
-    """Seconds to solve the deals one after the other here, with one solver."""
-    positions = [Position.from_json(generated_item("solve", GAME, SEED, i)) for i in range(DEALS)]
-    solver = Solver(MEMORY)
-
-    def run(_: int) -> None:
-        for p in positions:
-            solver.solve(p)
-
-    return best_seconds(run)
-
-
 _pool_solver: Solver | None = None
 
 
@@ -63,36 +43,59 @@ def _pool_solve(i: int) -> int:
     return _pool_solver.solve(Position.from_json(generated_item("solve", GAME, SEED, i))).nodes
 
 
-def machine_ceiling(seconds_one: float) -> float:
-    """The speed-up this machine gives two processes on the same deals, one deal at a time
-    (no Dask): the bound for the 2-worker batch, measured rather than assumed."""
-    with multiprocessing.get_context("fork").Pool(2, initializer=_pool_init) as pool:
-        pool.map(_pool_solve, [0, 1], chunksize=1)
-        start = time.perf_counter()
-        pool.map(_pool_solve, range(DEALS), chunksize=1)
-        return seconds_one / (time.perf_counter() - start)
+def seconds_of(run: Callable[[], object]) -> float:
+    """Seconds one call of `run` takes."""
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
 
 
-def batch_seconds(workers: int, out: str) -> float:
+def interleaved_rounds(out: str) -> dict[str, float]:
+    """The best of ROUNDS seconds of each way of solving the deals, the ways taking turns within
+    each round so that all of them meet the same load on this shared machine: a plain loop here
+    with one solver, batches on 1 and on 2 workers, and two plain processes sharing the deals one
+    at a time (no Dask: this machine's own ceiling for the 2-worker batch, measured rather than
+    assumed)."""
     from distributed import Client
 
-    def run(r: int) -> None:
-        summary = run_batch("solve", f"{out}.{r}", client=client, game=GAME, deals=DEALS, seed=SEED,
-                            chunk=CHUNK, options={"memory": MEMORY})
-        assert summary["done"] == DEALS
+    positions = [Position.from_json(generated_item("solve", GAME, SEED, i)) for i in range(DEALS)]
+    solver = Solver(MEMORY)
+    outputs = itertools.count()
 
-    with local_cluster(workers) as cluster, Client(cluster) as client:
-        client.run(prepare_worker, MEMORY)
-        return best_seconds(run)
+    def plain_loop() -> None:
+        for p in positions:
+            solver.solve(p)
+
+    def batch(client) -> Callable[[], None]:
+        def run() -> None:
+            summary = run_batch("solve", f"{out}.{next(outputs)}", client=client, game=GAME, deals=DEALS,
+                                seed=SEED, chunk=CHUNK, options={"memory": MEMORY})
+            assert summary["done"] == DEALS
+        return run
+
+    # the pool forks before any Dask thread starts
+    with multiprocessing.get_context("fork").Pool(2, initializer=_pool_init) as pool, \
+            local_cluster(1) as cluster_one, Client(cluster_one) as one, \
+            local_cluster(2) as cluster_two, Client(cluster_two) as two:
+        pool.map(_pool_solve, [0, 1], chunksize=1)
+        one.run(prepare_worker, MEMORY)
+        two.run(prepare_worker, MEMORY)
+        ways: dict[str, Callable[[], object]] = {
+            "plain_loop": plain_loop,
+            "one_worker": batch(one),
+            "two_workers": batch(two),
+            "two_processes": lambda: pool.map(_pool_solve, range(DEALS), chunksize=1),
+        }
+        rounds = [{name: seconds_of(run) for name, run in ways.items()} for _ in range(ROUNDS)]
+    return {name: min(r[name] for r in rounds) for name in ways}
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
 def test_batch_deals_per_second(benchmark, tmp_path):
-    loop = plain_loop()
-    one = batch_seconds(1, str(tmp_path / "one.jsonl"))
-    two = benchmark.pedantic(batch_seconds, args=(2, str(tmp_path / "two.jsonl")), rounds=1, iterations=1)
+    best = benchmark.pedantic(interleaved_rounds, args=(str(tmp_path / "batch.jsonl"),), rounds=1, iterations=1)
+    loop, one, two = best["plain_loop"], best["one_worker"], best["two_workers"]
     ratio = one / two
-    ceiling = machine_ceiling(loop)
+    ceiling = loop / best["two_processes"]
     overhead = one / loop - 1
     benchmark.extra_info.update({
         "game": GAME, "deals": DEALS, "chunk": CHUNK, "table_bytes": MEMORY,
