@@ -4,7 +4,7 @@ from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
 cdef enum:
     NO_TRUMP = 4
     MAX_CARDS = 40
-    BUCKET = 4              # entries per bucket: 4 x 16 bytes in one 64-byte cache line
+    BUCKET = 3              # entries per bucket: 3 x 20 bytes in one 64-byte cache line
 
 # Why a card is the only kind allowed (the strongest obligation in force).
 cpdef enum Reason:
@@ -24,12 +24,12 @@ cdef struct RuleFlags:
     uint64_t protected      # the protected rank in every suit (bit mask)
     int undertrump_ban
     int capot               # deal-score objective: a capot ranks one above the plain total
-    int nlow                # ranks at the bottom of every suit that are worth nothing,
-                            # at most as many as the table key has room for
+    int nlow                # ranks at the bottom of every suit that are worth nothing
     uint64_t low            # the cards of those ranks
-    uint64_t high           # the other cards of the deck
-    int nhigh               # how many
-    int count_bits          # bits that count a suit's low cards in play
+    uint64_t high           # the other cards of the deck, at most 24
+    int suit_high           # how many of them in a suit
+    uint64_t protected_high # the protected cards among the high ones, as `table_key` packs them
+    int quasi               # may the table bound a position by a quasi-symmetric one's entry
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
     uint64_t point_bits[3]  # the cards whose points have bit 0, 1, 2 set
     int npoint_classes
@@ -54,8 +54,7 @@ cdef struct Undo:
     int trick[4]
 
 cdef struct Entry:
-    uint64_t k0             # the key (see table_key); an empty slot's is 0
-    uint32_t k1
+    uint32_t key[4]         # the key (see table_key), in 32-bit halves
     int8_t lo
     int8_t hi
     uint8_t best
@@ -63,6 +62,7 @@ cdef struct Entry:
 
 cdef struct Bucket:
     Entry slot[BUCKET]
+    uint32_t unused         # pads the bucket to its cache line
 
 cdef struct Table:
     Bucket* buckets
@@ -70,15 +70,17 @@ cdef struct Table:
     uint64_t active         # buckets in use now: starts small, doubles as it fills
     uint64_t initial
     uint64_t used
-    uint64_t holders[4]     # who holds each card the keys leave out (see table_key)
+    uint64_t holders[4]     # who holds each card with points in the deal of the positions stored
 
 cdef struct Ctx:
     RuleFlags rules
     State st
     Table tt
     long long nodes
+    long long check_at      # the node count at which the search next checks whether to stop
     long long boundary_nodes   # nodes at trick boundaries
-    long long table_cutoffs    # boundary nodes answered by the table
+    long long table_cutoffs    # boundary nodes answered by the table's entry of their own
+    long long quasi_cutoffs    # boundary nodes answered by entries of quasi-symmetric positions
     long long deadline_ns   # 0: none
     volatile int stop
     int stopped

@@ -51,20 +51,6 @@ cdef extern from *:
     uint64_t pdep64_portable "malilla_pdep_portable"(uint64_t x, uint64_t mask) nogil
 
 cdef extern from *:
-    """
-    static inline void malilla_pack_key(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
-                                        uint64_t meta, int nhigh, int ncounts, int nheld) {
-        unsigned __int128 x = high | ((unsigned __int128)counts << nhigh)
-            | ((unsigned __int128)ne << (nhigh + ncounts)) | ((unsigned __int128)ns << (nhigh + ncounts + nheld))
-            | ((unsigned __int128)meta << (nhigh + ncounts + 2 * nheld));
-        k[0] = (uint64_t)x;
-        k[1] = (uint64_t)(x >> 64);
-    }
-    """
-    void pack_key "malilla_pack_key"(uint64_t* k, uint64_t high, uint64_t counts, uint64_t ne, uint64_t ns,
-                                     uint64_t meta, int nhigh, int ncounts, int nheld) nogil
-
-cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int clz64 "__builtin_clzll"(unsigned long long) nogil
@@ -90,6 +76,11 @@ cdef enum:
 
 
 # ---------------------------------------------------------------- bitboards
+
+# the table key's holder bits: one per card in play (see table_key)
+cdef enum:
+    HOLDER_BITS = 40
+cdef uint64_t HOLDERS = ((<uint64_t>1) << HOLDER_BITS) - 1
 
 # bit 15 of each suit, never a card: added to the cards in play, it ends
 # every run of cards adjacent among them with its suit
@@ -281,23 +272,81 @@ cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
 
 # ------------------------------------------------------ transposition table
 
-cdef inline uint64_t mix(uint64_t k0, uint64_t k1) noexcept nogil:
-    """The key's hash (k1 < 2**32): its high bits, which pick the bucket,
-    depend on every key bit."""
-    return (k0 ^ (k1 << 32)) * <uint64_t>0x9E3779B97F4A7C15ULL
+cdef inline uint64_t shape_hash(const uint64_t* k) noexcept nogil:
+    """The hash of a key's shape (all of it but which cards with points are
+    in play), so that quasi-symmetric positions share a bucket; its high
+    bits, which pick the bucket, depend on every bit of the shape."""
+    return (k[0] ^ ((k[1] & HOLDERS) * <uint64_t>0xC2B2AE3D27D4EB4FULL)) * <uint64_t>0x9E3779B97F4A7C15ULL
+
+
+cdef inline uint64_t key_word(const Entry* e, int i) noexcept nogil:
+    return e.key[2 * i] | (<uint64_t>e.key[2 * i + 1] << 32)
 
 
 cdef inline Entry* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
     return t.buckets[mul_hi64(hash, t.active)].slot
 
 
-cdef inline Entry* tt_find(Table* t, uint64_t k0, uint64_t k1, uint64_t hash) noexcept nogil:
+cdef inline Entry* tt_find(Table* t, const uint64_t* k, uint64_t hash) noexcept nogil:
     cdef Entry* b = bucket_of(t, hash)
     cdef int i
     for i in range(BUCKET):
-        if b[i].k0 == k0 and b[i].k1 == k1:
+        if key_word(&b[i], 0) == k[0] and key_word(&b[i], 1) == k[1]:
             return &b[i]
     return NULL
+
+
+cdef inline void slot_differences(const RuleFlags* r, uint64_t mine, uint64_t other, int* more, int* less) noexcept nogil:
+    """How many points the cards in play can be worth more (`more`) and less
+    (`less`, negative) in a position whose cards with points in play are
+    `mine` than in a quasi-symmetric one whose are `other` (both as
+    `table_key` packs them), card by card in rank order."""
+    cdef uint64_t m = ((<uint64_t>1) << r.suit_high) - 1, a, b
+    cdef int s, d, pa, pb
+    more[0] = 0
+    less[0] = 0
+    for s in range(4):
+        a = (mine >> (s * r.suit_high)) & m
+        b = (other >> (s * r.suit_high)) & m
+        while a | b:
+            pa = pb = 0
+            if a:
+                pa = r.pts[s * 16 + r.nlow + highest(a)]
+                a &= ~bit(highest(a))
+            if b:
+                pb = r.pts[s * 16 + r.nlow + highest(b)]
+                b &= ~bit(highest(b))
+            d = pa - pb
+            if d > 0:
+                more[0] += d
+            else:
+                less[0] += d
+
+
+cdef inline Entry* tt_probe(Table* t, const RuleFlags* r, const uint64_t* k, uint64_t hash,
+                            int* lo, int* hi) noexcept nogil:
+    """The entry of key k, or NULL; [lo, hi] narrowed to the bounds that the
+    entries of quasi-symmetric positions give: those that differ only in
+    which cards of the same ranks among the cards in play, held by the same
+    players, are in play. Their play maps card for card onto this one's, so
+    their values differ by at most what those cards' points differ by."""
+    cdef Entry* b = bucket_of(t, hash)
+    cdef Entry* found = NULL
+    cdef uint64_t mine = k[1] >> HOLDER_BITS, other
+    cdef int i, more, less
+    for i in range(BUCKET):
+        if key_word(&b[i], 0) != k[0] or (key_word(&b[i], 1) ^ k[1]) & HOLDERS:
+            continue
+        other = key_word(&b[i], 1) >> HOLDER_BITS
+        if other == mine:
+            found = &b[i]
+        elif r.quasi and not (other ^ mine) & r.protected_high:
+            slot_differences(r, mine, other, &more, &less)
+            if b[i].lo + less > lo[0]:
+                lo[0] = b[i].lo + less
+            if b[i].hi + more < hi[0]:
+                hi[0] = b[i].hi + more
+    return found
 
 
 cdef inline Entry* tt_slot(Table* t, Entry* b) noexcept nogil:
@@ -318,6 +367,7 @@ cdef void tt_grow(Table* t) noexcept nogil:
     i's entries go to 2i or 2i+1, so working down from the top never
     overwrites an entry still to move)."""
     cdef uint64_t i, old = t.active
+    cdef uint64_t k[2]
     cdef Entry moving[BUCKET]
     cdef Entry* e
     cdef int j
@@ -331,16 +381,18 @@ cdef void tt_grow(Table* t) noexcept nogil:
         for j in range(BUCKET):
             if moving[j].depth:
                 t.used -= 1
-                e = tt_slot(t, bucket_of(t, mix(moving[j].k0, moving[j].k1)))
+                k[0] = key_word(&moving[j], 0)
+                k[1] = key_word(&moving[j], 1)
+                e = tt_slot(t, bucket_of(t, shape_hash(k)))
                 e[0] = moving[j]
 
 
-cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
+cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
                           int depth, int lo, int hi, int best) noexcept nogil:
     cdef Entry* e
     if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET:
         tt_grow(t)
-    e = tt_find(t, k0, k1, hash)
+    e = tt_find(t, k, hash)
     if e != NULL:
         if lo < e.lo:
             lo = e.lo
@@ -348,8 +400,10 @@ cdef inline void tt_store(Table* t, uint64_t k0, uint64_t k1, uint64_t hash,
             hi = e.hi
     else:
         e = tt_slot(t, bucket_of(t, hash))
-    e.k0 = k0
-    e.k1 = <uint32_t>k1
+    e.key[0] = <uint32_t>k[0]
+    e.key[1] = <uint32_t>(k[0] >> 32)
+    e.key[2] = <uint32_t>k[1]
+    e.key[3] = <uint32_t>(k[1] >> 32)
     e.lo = <int8_t>lo
     e.hi = <int8_t>hi
     e.best = <uint8_t>best
@@ -625,24 +679,24 @@ cdef inline int remaining(const Ctx* X) noexcept nogil:
 
 
 cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
-    """The table key of a trick boundary in 96 bits, k[0] and k[1] < 2**32:
-    which cards with points are in play, how many worthless low cards of
-    each suit, and who holds those, in rank order (N|E and N|S, which fix
-    each one's holder); then the leader, the suits led whose protected card
-    is still in play, and (deal score) tricks won. Positions that differ only
-    in which low cards are gone play the same and share a key. Who holds the
-    other cards is left out: it never changes within a deal, and the table
-    holds one deal's positions at a time (`Core.solve`)."""
+    """The table key of a trick boundary in two words. k[0]: who holds each
+    card in play, as N|E bits in card order (rank order within each suit),
+    how many cards of each suit are in play, the leader, the suits led whose
+    protected card is still in play, and (deal score) tricks won. k[1]: the
+    N|S bits of the same cards, which with the N|E ones fix each card's
+    holder, and which cards with points are in play. Positions that differ
+    only in which worthless low cards are gone play the same and share a
+    key; the key but for its cards with points is the position's shape,
+    which quasi-symmetric positions share (`tt_probe`)."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
-    cdef uint64_t low = all_cards & r.low
     cdef uint64_t live = all_cards & r.protected
-    cdef int relevant = suits_of(live) & ~(1 << st.trump), meta, b = r.count_bits
-    cdef uint64_t counts = (popcount64(low & suit_bits(0)) | (popcount64(low & suit_bits(1)) << b)
-                            | (popcount64(low & suit_bits(2)) << 2 * b) | (popcount64(low & suit_bits(3)) << 3 * b))
-    meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
-    pack_key(k, pext64(all_cards, r.high), counts, pext64(st.hands[0] | st.hands[1], low),
-             pext64(st.hands[0] | st.hands[2], low), meta, r.nhigh, 4 * b, r.nlow * 4)
+    cdef int relevant = suits_of(live) & ~(1 << st.trump)
+    cdef uint64_t counts = (popcount64(all_cards & suit_bits(0)) | (popcount64(all_cards & suit_bits(1)) << 4)
+                            | (popcount64(all_cards & suit_bits(2)) << 8) | (popcount64(all_cards & suit_bits(3)) << 12))
+    cdef uint64_t meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
+    k[0] = pext64(st.hands[0] | st.hands[1], all_cards) | (counts << HOLDER_BITS) | (meta << (HOLDER_BITS + 16))
+    k[1] = pext64(st.hands[0] | st.hands[2], all_cards) | (pext64(all_cards, r.high) << HOLDER_BITS)
 
 
 cdef inline int canonical_card(const Ctx* X, uint64_t all_cards, int c) noexcept nogil:
@@ -938,8 +992,11 @@ cdef inline int search(Ctx* X, int alpha, int beta) noexcept nogil:
 cdef inline bint counted_stop(Ctx* X) noexcept nogil:
     """Count a node; is the search stopped (cancelled, or past its deadline)?"""
     X.nodes += 1
-    if (X.nodes & 1023) == 0 and (X.stop or (X.deadline_ns and now_ns() > X.deadline_ns)):
-        X.stopped = 1
+    if X.nodes >= X.check_at:
+        # every 1024 nodes, counting those of `last_two`, which does not check
+        X.check_at = X.nodes + 1024
+        if X.stop or (X.deadline_ns and now_ns() > X.deadline_ns):
+            X.stopped = 1
     return X.stopped
 
 
@@ -961,7 +1018,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
     cdef uint64_t hash
     cdef int n, i, c, v, best, best_card = -1, hint = -1
-    cdef int lo_b, hi_b, a0, b0, depth = popcount64(all_cards), maximize
+    cdef int lo_b, hi_b, lo_q, hi_q, a0, b0, depth = popcount64(all_cards), maximize
     cdef uint64_t key[2]
     cdef Entry* e
     cdef int order[16]
@@ -976,8 +1033,10 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
         return last_trick(X, all_cards)
     X.boundary_nodes += 1
     table_key(X, all_cards, key)
-    hash = mix(key[0], key[1])
-    e = tt_find(&X.tt, key[0], key[1], hash)
+    hash = shape_hash(key)
+    lo_q = -INF
+    hi_q = INF
+    e = tt_probe(&X.tt, r, key, hash, &lo_q, &hi_q)
     if e != NULL:
         # a stored entry's bounds hold the static ones of its store already
         lo_b = e.lo
@@ -986,7 +1045,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
             X.table_cutoffs += 1
             return lo_b if lo_b >= beta or lo_b == hi_b else hi_b
         hint = actual_card(X, all_cards, e.best)
-    else:
+    elif lo_q < beta and hi_q > alpha:
         if X.static_bounds:
             sure_bounds(X, all_cards, alpha, beta, &lo_b, &hi_b)
         else:
@@ -995,9 +1054,19 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
             return lo_b
         if hi_b <= alpha:
             return hi_b
+    else:
+        lo_b = -INF
+        hi_b = INF
+    if lo_q > lo_b:
+        lo_b = lo_q
+    if hi_q < hi_b:
+        hi_b = hi_q
+    if lo_b >= beta or hi_b <= alpha:
+        X.quasi_cutoffs += 1
+        return lo_b if lo_b >= beta else hi_b
     if depth == 8:
         v = last_two(X)
-        tt_store(&X.tt, key[0], key[1], hash, 8, v, v, 0)
+        tt_store(&X.tt, key, hash, 8, v, v, 0)
         return v
     if lo_b > alpha:
         alpha = lo_b
@@ -1028,11 +1097,11 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     if not X.stopped:
         best_card = canonical_card(X, all_cards, best_card)
         if best <= a0:
-            tt_store(&X.tt, key[0], key[1], hash, depth, lo_b, best, best_card)
+            tt_store(&X.tt, key, hash, depth, lo_b, best, best_card)
         elif best >= b0:
-            tt_store(&X.tt, key[0], key[1], hash, depth, best, hi_b, best_card)
+            tt_store(&X.tt, key, hash, depth, best, hi_b, best_card)
         else:
-            tt_store(&X.tt, key[0], key[1], hash, depth, best, best, best_card)
+            tt_store(&X.tt, key, hash, depth, best, best, best_card)
     return best
 
 
@@ -1142,13 +1211,11 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.undertrump_ban = undertrump_ban
     r.capot = capot
     r.nlow = 0
-    # the key's 96 bits: 4 per rank with points for the cards in play; per
-    # low rank 8 for the holders of those in play, and 4 per bit of a count
-    # of them; 8 for the leader, suits led and tricks won
-    while (r.nlow < n and points_by_strength[r.nlow] == 0
-           and 4 * (n - r.nlow - 1) + 4 * (r.nlow + 1).bit_length() + 8 * (r.nlow + 1) + 8 <= 96):
+    while r.nlow < n and points_by_strength[r.nlow] == 0:
         r.nlow += 1
-    r.count_bits = r.nlow.bit_length()
+    r.suit_high = n - r.nlow
+    if 4 * r.suit_high > 64 - HOLDER_BITS:
+        raise ValueError(f"at most {(64 - HOLDER_BITS) // 4} ranks above the worthless ones are supported")
     r.npoint_classes = max(points_by_strength) + 1
     if r.npoint_classes > 8:
         raise ValueError("card points above 7 are not supported")
@@ -1162,7 +1229,11 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
                 r.low |= bit(s * 16 + k)
             else:
                 r.high |= bit(s * 16 + k)
-    r.nhigh = popcount64(r.high)
+    r.protected_high = pext64(r.protected, r.high)
+    # a quasi-symmetric position's cards play alike but for their points
+    # only where the protected card, if any, is the top of its suit; and the
+    # deal score's capot is not a sum of card points
+    r.quasi = not capot and protected_strength in (-1, n - 1) and not r.protected & ~r.high
 
 
 cdef class Rules:
@@ -1362,7 +1433,7 @@ cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
     if X.st.ntrick:
         return
     table_key(X, all_cards, key)
-    e = tt_find(&X.tt, key[0], key[1], mix(key[0], key[1]))
+    e = tt_find(&X.tt, key, shape_hash(key))
     if e == NULL:
         return
     c = actual_card(X, all_cards, e.best)
@@ -1538,11 +1609,13 @@ cdef class Core:
     @property
     def stats(self):
         """Counters since the table was made (nodes, trick-boundary nodes,
-        table cutoffs) and the table's fill: entries stored since the last
+        cutoffs by a boundary's own entry and by entries of quasi-symmetric
+        positions) and the table's fill: entries stored since the last
         clear, slots and bytes in use now (the table doubles as it fills)
         and the most slots the memory bound allows."""
         return {"nodes": self.X.nodes, "boundary_nodes": self.X.boundary_nodes,
-                "table_cutoffs": self.X.table_cutoffs, "entries": self.X.tt.used,
+                "table_cutoffs": self.X.table_cutoffs, "quasi_cutoffs": self.X.quasi_cutoffs,
+                "entries": self.X.tt.used,
                 "slots_in_use": self.X.tt.active * BUCKET, "bytes_in_use": self.X.tt.active * BUCKET_BYTES,
                 "slots": self.X.tt.nbuckets * BUCKET}
 
@@ -1570,6 +1643,7 @@ cdef class Core:
             X.tt.holders[i] |= X.st.hands[i] & X.rules.high
         X.stop = 0
         X.stopped = 0
+        X.check_at = X.nodes + 1024
         X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
         start = X.nodes
         with nogil:

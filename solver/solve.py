@@ -98,7 +98,9 @@ class Solver:
     @property
     def stats(self) -> dict[str, int]:
         """Search counters since the solver was made (`nodes`,
-        `boundary_nodes`, `table_cutoffs`) and the table's fill (`entries`
+        `boundary_nodes`, `table_cutoffs` by a position's own entry,
+        `quasi_cutoffs` by entries of quasi-symmetric positions) and the
+        table's fill (`entries`
         stored since the last clear, `slots_in_use` and `bytes_in_use`, at
         most `slots`)."""
         return self._core.stats

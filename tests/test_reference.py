@@ -7,7 +7,10 @@ so far are a random set that includes the trick's lead suit.
 """
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -54,6 +57,27 @@ def position(state: ref.State) -> Position:
 
 def any_endgame(max_tricks: int = 4):
     return st.sampled_from(GAMES).flatmap(lambda g: endgames(g, 1, max_tricks))
+
+
+def quasi_twins(state: ref.State) -> Iterator[tuple[ref.State, int]]:
+    """Each position that differs from `state` in one card of a hand only: another card of its
+    suit that is out of play, worth other points, with no card in play between the two (the
+    protected seven aside); with what the new card is worth more."""
+    game = state.game
+    in_play = set().union(*state.hands) | set(state.trick)
+    for i, hand in enumerate(state.hands):
+        for x in sorted(hand):
+            for y in game.deck():
+                if ref.suit(y) != ref.suit(x) or y in in_play or game.card_points(y) == game.card_points(x):
+                    continue
+                if game.seven_protection and "7" in (game.rank(x), game.rank(y)):
+                    continue
+                low, high = sorted((game.strength(x), game.strength(y)))
+                if any(ref.suit(c) == ref.suit(x) and low < game.strength(c) < high for c in in_play):
+                    continue
+                hands = list(state.hands)
+                hands[i] = hand - {x} | {y}
+                yield replace(state, hands=tuple(hands)), game.card_points(y) - game.card_points(x)
 
 
 class TestReferenceAgreesWithSharedVectors:
@@ -164,6 +188,21 @@ class TestTableReuse:
             expected = ref.card_values(state)
             assert solver.solve(position(state)).values == expected, state.to_json()
             state, _ = ref.play(state, data.draw(st.sampled_from(sorted(expected))))
+
+
+class TestQuasiSymmetry:
+    """Positions that differ only in which card of a run of cards out of play stands in a hand
+    play alike card for card, so their values differ by at most the two cards' points: the
+    table bounds one by the other's entries."""
+
+    @settings(max_examples=120, **SETTINGS)
+    @given(state=any_endgame(3))
+    def test_twins_differ_by_at_most_the_cards_points(self, solver, state):
+        base = ref.ns_value(state)
+        for twin, more in itertools.islice(quasi_twins(state), 3):
+            assert min(0, more) <= ref.ns_value(twin) - base <= max(0, more), twin.to_json()
+            for s in (state, twin):
+                assert solver.solve(position(s)).values == ref.card_values(s), s.to_json()
 
 
 class TestSearchModes:

@@ -156,7 +156,7 @@ class TestStopping:
         assert solver.solve(position).value == Solver().solve(position).value
 
     def test_solver_usable_after_timeout(self) -> None:
-        position = Position.from_json(deal(MANILLE, 9).to_position_json())
+        position = Position.from_json(deal(MALILLA, 9).to_position_json())
         solver = Solver()
         with pytest.raises(SearchStopped):
             solver.solve(position, timeout=1e-6)
@@ -212,6 +212,15 @@ class TestTable:
         assert warm.nodes * 20 < cold.nodes
         solver.clear()
         assert solver.stats["slots_in_use"] == first_slots and solver.stats["entries"] == 0
+
+    def test_quasi_symmetric_bounds_only_where_sound(self) -> None:
+        """Entries of quasi-symmetric positions answer boundaries when points are the objective,
+        never under the deal score, where a capot is not a sum of card points."""
+        position = Position.from_json(deal(MANILLE, 3).to_position_json())
+        points, score = Solver(), Solver()
+        points.solve(position)
+        score.solve(position, objective="score")
+        assert points.stats["quasi_cutoffs"] > 0 and score.stats["quasi_cutoffs"] == 0
 
     @given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1))
     def test_key_packing_matches_on_every_build(self, x: int, mask: int) -> None:
