@@ -1,5 +1,5 @@
 """C declarations of the search core: bitboards, rules flags, state, table."""
-from libc.stdint cimport uint64_t, uint32_t, int8_t, uint8_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, int8_t, uint8_t
 
 cdef enum:
     NO_TRUMP = 4
@@ -30,6 +30,7 @@ cdef struct RuleFlags:
     int suit_high           # how many of them in a suit
     uint64_t protected_high # the protected cards among the high ones, as `table_key` packs them
     int quasi               # may the table bound a position by a quasi-symmetric one's entry
+    uint16_t slot_diff[4096] # see fill_slot_diff
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
     uint64_t point_bits[3]  # the cards whose points have bit 0, 1, 2 set
     int npoint_classes

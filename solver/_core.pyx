@@ -300,27 +300,15 @@ cdef inline void slot_differences(const RuleFlags* r, uint64_t mine, uint64_t ot
     """How many points the cards in play can be worth more (`more`) and less
     (`less`, negative) in a position whose cards with points in play are
     `mine` than in a quasi-symmetric one whose are `other` (both as
-    `table_key` packs them), card by card in rank order."""
-    cdef uint64_t m = ((<uint64_t>1) << r.suit_high) - 1, a, b
-    cdef int s, d, pa, pb
+    `table_key` packs them), card by card in rank order (`slot_diff`)."""
+    cdef uint64_t m = ((<uint64_t>1) << r.suit_high) - 1
+    cdef int s, d
     more[0] = 0
     less[0] = 0
     for s in range(4):
-        a = (mine >> (s * r.suit_high)) & m
-        b = (other >> (s * r.suit_high)) & m
-        while a | b:
-            pa = pb = 0
-            if a:
-                pa = r.pts[s * 16 + r.nlow + highest(a)]
-                a &= ~bit(highest(a))
-            if b:
-                pb = r.pts[s * 16 + r.nlow + highest(b)]
-                b &= ~bit(highest(b))
-            d = pa - pb
-            if d > 0:
-                more[0] += d
-            else:
-                less[0] += d
+        d = r.slot_diff[(((mine >> (s * r.suit_high)) & m) << r.suit_high) | ((other >> (s * r.suit_high)) & m)]
+        more[0] += d & 0xFF
+        less[0] -= d >> 8
 
 
 cdef inline Entry* tt_probe(Table* t, const RuleFlags* r, const uint64_t* k, uint64_t hash,
@@ -1188,6 +1176,31 @@ cdef int child_reaches(Ctx* X, int c, int target, int maximize) noexcept nogil:
 
 # ------------------------------------------------------------ Python face
 
+cdef void fill_slot_diff(RuleFlags* r, tuple points_by_strength):
+    """`slot_diff` for every two sets a, b of one suit's cards with points (bit
+    j: strength nlow + j): card by card from the top, what a's cards are worth
+    more than b's (low byte) and less (high byte), a worthless low card
+    standing where a set has run out."""
+    cdef int a, b, x, y, pa, pb, more, less
+    for a in range(1 << r.suit_high):
+        for b in range(1 << r.suit_high):
+            more = less = 0
+            x, y = a, b
+            while x or y:
+                pa = pb = 0
+                if x:
+                    pa = points_by_strength[r.nlow + x.bit_length() - 1]
+                    x &= ~(1 << (x.bit_length() - 1))
+                if y:
+                    pb = points_by_strength[r.nlow + y.bit_length() - 1]
+                    y &= ~(1 << (y.bit_length() - 1))
+                if pa > pb:
+                    more += pa - pb
+                else:
+                    less += pb - pa
+            r.slot_diff[(a << r.suit_high) | b] = more | (less << 8)
+
+
 cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, int step,
                      int protected_strength, bint undertrump_ban, bint capot):
     cdef int s, k, m, total
@@ -1230,6 +1243,7 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
             else:
                 r.high |= bit(s * 16 + k)
     r.protected_high = pext64(r.protected, r.high)
+    fill_slot_diff(r, points_by_strength)
     # a quasi-symmetric position's cards play alike but for their points
     # only where the protected card, if any, is the top of its suit; and the
     # deal score's capot is not a sum of card points
