@@ -221,10 +221,12 @@ def _dist(counter: Counter) -> dict[str, Any]:
 
 
 def local_cluster(workers: int | None = None, memory_limit: str | int = 0):
-    """An embedded Dask cluster: `workers` processes (default one per core), one thread each."""
+    """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
+    scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
+    machine may hold."""
     from distributed import LocalCluster
     return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                        dashboard_address=None, memory_limit=memory_limit, silence_logs=40)
+                        dashboard_address=":0", memory_limit=memory_limit, silence_logs=40)
 
 
 def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[int, Any]]]:
