@@ -25,8 +25,7 @@ cdef struct RuleFlags:
     int undertrump_ban
     int capot               # deal-score objective: a capot ranks one above the plain total
     int nlow                # ranks at the bottom of every suit that are worth nothing
-    uint64_t low            # the cards of those ranks
-    uint64_t high           # the other cards of the deck, at most 24
+    uint64_t high           # the cards of the other ranks, at most 24
     int suit_high           # how many of them in a suit
     uint64_t protected_high # the protected cards among the high ones, as `table_key` packs them
     int quasi               # may the table bound a position by a quasi-symmetric one's entry

@@ -11,6 +11,7 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from itertools import zip_longest
 
 cdef extern from *:
     """
@@ -1181,24 +1182,13 @@ cdef void fill_slot_diff(RuleFlags* r, tuple points_by_strength):
     j: strength nlow + j): card by card from the top, what a's cards are worth
     more than b's (low byte) and less (high byte), a worthless low card
     standing where a set has run out."""
-    cdef int a, b, x, y, pa, pb, more, less
+    cdef int a, b
+    tops = [[points_by_strength[r.nlow + j] for j in reversed(range(r.suit_high)) if (a >> j) & 1]
+            for a in range(1 << r.suit_high)]
     for a in range(1 << r.suit_high):
         for b in range(1 << r.suit_high):
-            more = less = 0
-            x, y = a, b
-            while x or y:
-                pa = pb = 0
-                if x:
-                    pa = points_by_strength[r.nlow + x.bit_length() - 1]
-                    x &= ~(1 << (x.bit_length() - 1))
-                if y:
-                    pb = points_by_strength[r.nlow + y.bit_length() - 1]
-                    y &= ~(1 << (y.bit_length() - 1))
-                if pa > pb:
-                    more += pa - pb
-                else:
-                    less += pb - pa
-            r.slot_diff[(a << r.suit_high) | b] = more | (less << 8)
+            diffs = [x - y for x, y in zip_longest(tops[a], tops[b], fillvalue=0)]
+            r.slot_diff[(a << r.suit_high) | b] = sum(d for d in diffs if d > 0) - (sum(d for d in diffs if d < 0) << 8)
 
 
 cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, int step,
@@ -1238,9 +1228,7 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
             for m in range(3):
                 if (points_by_strength[k] >> m) & 1:
                     r.point_bits[m] |= bit(s * 16 + k)
-            if k < r.nlow:
-                r.low |= bit(s * 16 + k)
-            else:
+            if k >= r.nlow:
                 r.high |= bit(s * 16 + k)
     r.protected_high = pext64(r.protected, r.high)
     fill_slot_diff(r, points_by_strength)
