@@ -100,9 +100,8 @@ class Solver:
         """Search counters since the solver was made (`nodes`,
         `boundary_nodes`, `table_cutoffs` by a position's own entry,
         `quasi_cutoffs` by entries of quasi-symmetric positions) and the
-        table's fill (`entries`
-        stored since the last clear, `slots_in_use` and `bytes_in_use`, at
-        most `slots`)."""
+        table's fill (`entries` stored since the last clear, `slots_in_use`
+        and `bytes_in_use`, at most `slots`)."""
         return self._core.stats
 
     def clear(self) -> None:
