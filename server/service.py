@@ -10,8 +10,8 @@ Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles
 job on that pool. A job is one library call (`Solver.solve`,
 `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
 behind `_Budget`, so an analysis or a table, which are many searches, is bound
-by the call as a whole: each search gets the call's remaining time as its
-timeout and none starts once the call has ended.
+by the call as a whole: each search gets the call's remaining time, less
+ANSWER_MARGIN, as its timeout and none starts once that time has run out.
 
 Deadlines and cancellation reach into the search: a call that ends early
 (deadline passed, client gone, server stopping past its grace) cancels its
@@ -298,9 +298,14 @@ def time_left(context: grpc.ServicerContext) -> float | None:
     return None if remaining is None or remaining > NO_DEADLINE else max(remaining, 0.0)
 
 
-DEADLINE_SLACK = 0.02
-"""Seconds: a search stopped this close to the deadline was stopped by it (gRPC's clock
-and Python's differ by a little)."""
+ANSWER_MARGIN = 0.02
+"""Seconds before the call's deadline at which its searches stop, so that the call's
+DEADLINE_EXCEEDED status reaches the client while the call is still open: a server that
+is stopping closes its connections as soon as its last call ends."""
+
+DEADLINE_SLACK = 0.05
+"""Seconds: a search stopped this close to the deadline was stopped by it (more than
+ANSWER_MARGIN; gRPC's clock and Python's differ by a little)."""
 
 
 class _Stopped(Exception):
@@ -309,8 +314,8 @@ class _Stopped(Exception):
 
 class _Budget:
     """The worker's solver as a job's library call sees it: each search gets the call's
-    remaining time as its timeout (or less, if the library asks), and no search starts
-    once the job is cancelled or the deadline has passed."""
+    remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), and
+    no search starts once the job is cancelled or that time has run out."""
 
     def __init__(self, job: _Job, solver: Solver) -> None:
         self._job = job
@@ -321,8 +326,10 @@ class _Budget:
         if self._job.cancelled:
             raise _Stopped()
         remaining = time_left(self._job.context)
-        if remaining is not None and remaining <= 0:
-            raise _Stopped()
+        if remaining is not None:
+            remaining -= ANSWER_MARGIN
+            if remaining <= 0:
+                raise _Stopped()
         if timeout is not None:
             remaining = timeout if remaining is None else min(remaining, timeout)
         return self._solver.solve(position, mode, objective, target, timeout=remaining)
