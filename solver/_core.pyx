@@ -1259,11 +1259,9 @@ cdef void fill_state(State* st, tuple hands, int trump, int leader, tuple trick,
     st.trump = trump
     st.leader = leader
     st.ntrick = len(trick)
-    st.win = 0
     for i in range(st.ntrick):
         st.trick[i] = trick[i]
-        if beats(st.trick[i], st.trick[st.win], trump):
-            st.win = i
+    st.win = winner_index(st.trick, st.ntrick, trump)
     st.led = led
     st.won = won
 
