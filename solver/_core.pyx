@@ -154,9 +154,14 @@ cdef inline void pop_card(State* st, int before) noexcept nogil:
     st.win = before
 
 
+cdef inline int trick_seat(const RuleFlags* r, int leader, int i) noexcept nogil:
+    """The seat that plays the i-th card (from 0) of a trick `leader` leads."""
+    return (leader + i * r.step) & 3
+
+
 cdef inline int winner_seat(const RuleFlags* r, const State* st) noexcept nogil:
     """The seat whose card wins the trick in progress (ntrick > 0)."""
-    return (st.leader + st.win * r.step) & 3
+    return trick_seat(r, st.leader, st.win)
 
 
 cdef inline uint64_t in_play(const State* st) noexcept nogil:
@@ -175,7 +180,7 @@ cdef inline uint64_t bound_protected(const RuleFlags* r, const State* st) noexce
 
 
 cdef inline int to_move(const RuleFlags* r, const State* st) noexcept nogil:
-    return (st.leader + st.ntrick * r.step) & 3
+    return trick_seat(r, st.leader, st.ntrick)
 
 
 # ------------------------------------------------------------- legal moves
@@ -437,7 +442,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     side = winner_seat(&X.rules, st) & 1
     # the winning card only rises: rivals of its side who cannot beat it now never will
     for i in range(st.ntrick, 4):
-        seat = (st.leader + i * X.rules.step) & 3
+        seat = trick_seat(&X.rules, st.leader, i)
         if (seat & 1) != side and can_beat(st, st.hands[seat], st.trick[w]):
             break
     else:
@@ -933,8 +938,8 @@ cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
     cdef int cards[4]
     cdef int i, seat, won
     for i in range(4):
-        cards[i] = ctz64(st.hands[(st.leader + i * X.rules.step) & 3])
-    seat = (st.leader + winner_index(cards, 4, st.trump) * X.rules.step) & 3
+        cards[i] = ctz64(st.hands[trick_seat(&X.rules, st.leader, i)])
+    seat = trick_seat(&X.rules, st.leader, winner_index(cards, 4, st.trump))
     won = st.won | (1 << (seat & 1))
     if X.rules.capot and won != 3:
         return X.rules.trick_bonus + mask_points(&X.rules, all_cards) + 1 if won == 1 else -1
