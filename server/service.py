@@ -41,6 +41,7 @@ from solver.cards import SEATS
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
 from solver.puzzles import generate
+from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver
 from solver.table import DDTable, read_table_input, table_of
 
@@ -210,7 +211,7 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
     """Check the options; raises `BadRequest` naming every bad field."""
     violations: list[tuple[str, str]] = []
     if request.game not in PROFILES:
-        violations.append(("game", f"{request.game!r} is not a game ({' or '.join(sorted(PROFILES))})"))
+        violations.append(("game", f"{quoted(request.game)} is not a game ({' or '.join(sorted(PROFILES))})"))
     if not 1 <= request.count <= MAX_PUZZLES:
         violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
     low = request.min_tricks if request.HasField("min_tricks") else 3

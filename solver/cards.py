@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .profiles import Profile
+from .quoting import quoted
 
 __all__ = [
     "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "card_name",
@@ -34,23 +35,23 @@ def parse_suit(text: str) -> int:
     """Suit index of ``S H D C`` (or a suit symbol), case-insensitive."""
     s = _SYMBOLS.get(text, text.upper() if isinstance(text, str) and text.isascii() else text)
     if s not in SUITS:
-        raise CardError(f"{text!r} is not a suit (S H D C)")
+        raise CardError(f"{quoted(text)} is not a suit (S H D C)")
     return SUITS.index(s)
 
 
 def parse_card(text: str, profile: Profile) -> int:
     """Read ``7S``, ``10d``, ``A♥``... as a card of `profile`'s deck."""
     if not isinstance(text, str) or len(text) < 2:
-        raise CardError(f"{text!r} is not a card (rank then suit, like 7S)")
+        raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")
     rank, suit = text[:-1].upper(), text[-1]
     if not rank.isascii():
-        raise CardError(f"{text!r} is not a card (rank then suit, like 7S)")
+        raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")
     try:
         s = parse_suit(suit)
     except CardError:
-        raise CardError(f"{text!r} is not a card: {suit!r} is not a suit") from None
+        raise CardError(f"{quoted(text)} is not a card: {quoted(suit)} is not a suit") from None
     if rank not in profile.ranks:
-        raise CardError(f"{text!r} is not in the {profile.name} deck (ranks {' '.join(profile.ranks)})")
+        raise CardError(f"{quoted(text)} is not in the {profile.name} deck (ranks {' '.join(profile.ranks)})")
     return s * 16 + len(profile.ranks) - 1 - profile.ranks.index(rank)
 
 
@@ -106,7 +107,7 @@ def cards_of(mask: int) -> list[int]:
 
 def parse_seat(text: str) -> int:
     if not isinstance(text, str) or not text.isascii() or text.upper() not in SEATS:
-        raise CardError(f"{text!r} is not a seat (N E S W)")
+        raise CardError(f"{quoted(text)} is not a seat (N E S W)")
     return SEATS.index(text.upper())
 
 

@@ -12,6 +12,7 @@ from itertools import cycle
 from . import cards
 from .position import Position
 from .profiles import Profile
+from .quoting import quoted
 
 __all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump", "check_seat"]
 
@@ -19,7 +20,7 @@ __all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump", "check
 def check_seat(seat: int) -> int:
     """`seat` itself when it is a seat index 0-3, else ValueError."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-        raise ValueError(f"{seat!r} is not a seat index (N=0 E=1 S=2 W=3)")
+        raise ValueError(f"{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
     return seat
 
 
@@ -31,7 +32,7 @@ def trump_choices(profile: Profile) -> tuple[str, ...]:
 def parse_trump(profile: Profile, text: str) -> str:
     """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted)."""
     if not isinstance(text, str):
-        raise ValueError(f"{text!r} is not a trump; expected one of {' '.join(trump_choices(profile))}")
+        raise ValueError(f"{quoted(text)} is not a trump; expected one of {' '.join(trump_choices(profile))}")
     if text.upper() == cards.NO_TRUMP:
         if not profile.no_trump_allowed:
             raise ValueError(f"{profile.name} has no no-trump deals; trump is one of S H D C")
@@ -39,7 +40,7 @@ def parse_trump(profile: Profile, text: str) -> str:
     try:
         return cards.SUITS[cards.parse_suit(text)]
     except cards.CardError:
-        raise ValueError(f"{text!r} is not a trump; expected one of {' '.join(trump_choices(profile))}") from None
+        raise ValueError(f"{quoted(text)} is not a trump; expected one of {' '.join(trump_choices(profile))}") from None
 
 
 def next_dealer(profile: Profile, dealer: int) -> int:
@@ -96,10 +97,10 @@ def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None)
     ``trump_choices(profile)`` drawn from the same RNG right after the shuffle.
     """
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, not {seed!r}")
+        raise ValueError(f"seed must be an int, not {quoted(seed)}")
     check_seat(dealer)
     if profile.trump_from_dealer_card and trump is not None:
-        raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={trump!r}")
+        raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={quoted(trump)}")
     if trump is not None:
         trump = parse_trump(profile, trump)
     n = profile.cards_per_hand

@@ -18,6 +18,7 @@ from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, format_cards,
                     parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
+from .quoting import quoted
 from .rules import core_rules, explain, trump_index
 
 __all__ = ["Position", "PositionError", "IllegalPlay", "json_object"]
@@ -169,7 +170,7 @@ class Position:
             raise PositionError("hands", "expected an object with the seats N E S W")
         extra = [k for k in value if not (isinstance(k, str) and k.upper() in SEATS)]
         if extra:
-            raise PositionError("hands", f"{extra[0]!r} is not a seat (N E S W)")
+            raise PositionError("hands", f"{quoted(extra[0])} is not a seat (N E S W)")
         upper = {k.upper(): v for k, v in value.items()}
         if len(upper) != len(value):
             raise PositionError("hands", "a seat is given twice")
@@ -208,12 +209,8 @@ class Position:
             known |= 1 << (self.trick[0] >> 4)
         if value is not None and not isinstance(value, str):
             raise PositionError("led_suits", "expected a string of suits like 'SH'")
-        if self.profile.protected_rank is None:
-            return 0  # no rule of this game reads the suits led
-        if value is None:
-            return known
-        led = 0
-        for ch in value.replace(" ", ""):
+        led = known if value is None else 0
+        for ch in (value or "").replace(" ", ""):
             try:
                 s = parse_suit(ch)
             except CardError as e:
@@ -221,11 +218,13 @@ class Position:
             if led >> s & 1:
                 raise PositionError("led_suits", f"{SUITS[s]} is listed twice")
             led |= 1 << s
+        if self.profile.protected_rank is None:
+            return 0  # no rule of this game reads the suits led: only their spelling is checked
         if self.trick and not led >> (self.trick[0] >> 4) & 1:
             raise PositionError("led_suits", f"does not include {SUITS[self.trick[0] >> 4]}, "
                                 "the suit led to the trick in progress")
         if history is not None and led != known:
-            raise PositionError("led_suits", f"{value!r} contradicts the history, which leads "
+            raise PositionError("led_suits", f"{quoted(value)} contradicts the history, which leads "
                                 f"{''.join(s for i, s in enumerate(SUITS) if known >> i & 1) or 'nothing'}")
         return led
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .quoting import quoted
+
 __all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile"]
 
 
@@ -123,4 +125,4 @@ def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name.lower()]
     except (KeyError, AttributeError):
-        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(PROFILES)}") from None
+        raise ValueError(f"unknown game {quoted(name)}; expected one of {', '.join(PROFILES)}") from None

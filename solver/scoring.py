@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import cards
 from .deal import check_seat, next_dealer, parse_trump
 from .profiles import Profile
+from .quoting import quoted
 
 __all__ = ["DealScore", "deal_multiplier", "side_score", "score_deal", "Match", "SIDE_NAMES"]
 
@@ -41,7 +42,7 @@ class DealScore:
 def _pair(value: tuple[int, int], what: str) -> tuple[int, int]:
     if (not isinstance(value, (tuple, list)) or len(value) != 2
             or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)):
-        raise ValueError(f"{what} must be two non-negative ints (N-S, E-W), not {value!r}")
+        raise ValueError(f"{what} must be two non-negative ints (N-S, E-W), not {quoted(value)}")
     return value[0], value[1]
 
 
@@ -131,7 +132,7 @@ class Match:
                 raise ValueError(f"a {self.profile.name} deal needs the dealer's shown card: "
                                  f"call start_deal(shown_card) first")
             if shown_card not in cards.deck(self.profile):
-                raise ValueError(f"{shown_card!r} is not a card of the {self.profile.name} deck")
+                raise ValueError(f"{quoted(shown_card)} is not a card of the {self.profile.name} deck")
             bonus = cards.card_points(shown_card, self.profile)
             side = self.dealer % 2
             if self.scores[side] + bonus >= self.profile.match_target:
@@ -156,7 +157,7 @@ class Match:
         if self._shown is not None and self.profile.trump_from_dealer_card:
             shown_suit = cards.SUITS[cards.card_suit(self._shown)]
             if parse_trump(self.profile, trump) != shown_suit:
-                raise ValueError(f"trump is {shown_suit}, the suit of the dealer's shown card, not {trump!r}")
+                raise ValueError(f"trump is {shown_suit}, the suit of the dealer's shown card, not {quoted(trump)}")
         result = score_deal(self.profile, points, tricks, trump, self.pending_doubling)
         self.history.append(result)
         self.pending_doubling = result.tied and self.profile.tie_doubles_next

@@ -16,6 +16,7 @@ from typing import Any
 from . import _core
 from .cards import card_name, sort_key
 from .position import Position, PositionError
+from .quoting import quoted
 from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
@@ -123,9 +124,9 @@ class Solver:
         capot outranks a plain win; it needs the deal's history.
         """
         if mode not in MODES:
-            raise ValueError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
+            raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
         if objective not in OBJECTIVES:
-            raise ValueError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
+            raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
         if (mode == "target") != (target is not None):
             raise ValueError("target: give a target exactly when mode is 'target'")
         position.check_sizes()
@@ -148,7 +149,7 @@ class Solver:
     def _target_points(self, position: Position, target: int, capot: bool) -> int:
         """The target in the core's unit (points, a capot one above the total)."""
         if isinstance(target, bool) or not isinstance(target, int):
-            raise ValueError(f"target: {target!r} is not a whole number")
+            raise ValueError(f"target: {quoted(target)} is not a whole number")
         if not capot:
             return target
         # the smallest point total of the remaining play whose deal score reaches `target`

@@ -248,7 +248,7 @@ class TestHistory:
         assert field_of(obj) == "led_suits"
 
     def test_manille_ignores_led_suits(self):
-        """No Manille rule reads the suits led: any record is accepted and dropped."""
+        """No Manille rule reads the suits led: any record spelled as suits is accepted and dropped."""
         state, history, _, _ = random_deal(ref.MANILLE, 3, 3, 1)
         obj = with_history(state, history)
         plain = Position.from_json(obj)
@@ -256,6 +256,8 @@ class TestHistory:
         odd = Position.from_json(obj)
         assert odd == plain and odd.led == 0
         assert "led_suits" not in odd.to_json()
+        obj["led_suits"] = "SXC"
+        assert field_of(obj) == "led_suits"
 
     def test_history_must_start_at_the_first_trick(self):
         state, history, _, _ = random_deal(ref.MANILLE, 4, 3, 0)
@@ -440,6 +442,9 @@ GOOD = {"game": "malilla", "trump": "D",
         "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC", "to_move": "N"}
 
 
+HUGE = "Q" * 20000
+
+
 def bad(**changes):
     obj = json.loads(json.dumps(GOOD))
     for key, value in changes.items():
@@ -495,6 +500,21 @@ class TestMalformedPositions:
     ])
     def test_field_is_named(self, obj, field):
         assert field_of(obj) == field
+
+    @pytest.mark.parametrize("obj, field", [
+        pytest.param(bad(game=HUGE), "game", id="game"),
+        pytest.param(bad(trump=HUGE), "trump", id="trump"),
+        pytest.param(bad(leader=HUGE), "leader", id="leader"),
+        pytest.param(bad(to_move=HUGE), "to_move", id="to-move"),
+        pytest.param(bad(hands={"N": HUGE}), "hands.N", id="hand"),
+        pytest.param(bad(hands={HUGE: "3C"}), "hands", id="seat"),
+        pytest.param(bad(trick=["JS", HUGE, "4D"]), "trick", id="trick"),
+    ])
+    def test_a_huge_value_is_echoed_cut_short(self, obj, field):
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert err.value.field == field
+        assert f"... ({len(HUGE)} characters)" in err.value.problem and len(err.value.problem) < 120
 
     def test_missing_seat(self):
         obj = bad()

@@ -10,19 +10,23 @@ import queue
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import grpc
 import pytest
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT, load_vectors
+from conftest import PROJECT, load_vectors, played_deal
 from server import convert, service
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
+from solver.advice import view_of
 from solver.solve import Solver
 
 
@@ -351,6 +355,67 @@ class TestBadRequests:
         assert info.value.code() is grpc.StatusCode.UNIMPLEMENTED
         channel.close()
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+    def test_a_huge_string_in_any_field_is_named_in_a_short_error(self, stub):
+        """Every string field of a good request of each call, set in turn to 20000 characters, is
+        refused by name (all but the echoed request id): the problem quotes the value cut short, so
+        that the rich status fits the call's metadata and reaches the client."""
+        huge = "Q" * 20000
+        played = played_deal("malilla", 3, 14)
+        good = {
+            "Solve": solve_request(easy_position(), request_id="a"),
+            "LegalMoves": pb.LegalMovesRequest(position=convert.position_message(easy_position())),
+            "AnalyzePlay": pb.AnalyzePlayRequest(deal=convert.played_deal_message(played)),
+            "Table": pb.TableRequest(deal=convert.deal_message(full_deal("manille", 5))),
+            "Advise": pb.AdviseRequest(view=convert.view_message(view_of(played, played["play"])), samples=2),
+            "GeneratePuzzles": pb.GeneratePuzzlesRequest(game="manille", count=1, seed=1),
+        }
+        tried = set()
+        for name, request in good.items():
+            call = getattr(stub, name)
+            for path in string_fields(request):
+                changed = type(request)()
+                changed.CopyFrom(request)
+                set_string(changed, path, huge)
+                tried.add((name, ".".join(map(str, path))))
+                try:
+                    answer = call(changed, timeout=30)
+                    list(answer) if name in ("Advise", "GeneratePuzzles") else answer
+                except grpc.RpcError as e:
+                    assert e.code() is grpc.StatusCode.INVALID_ARGUMENT, (name, path, e.details()[:80])
+                    [(field, problem)] = violations(e)
+                    assert field.split(".")[0] == path[0] and len(problem) < 150, (name, path, field, problem)
+                else:
+                    assert path == ("id",), (name, path)
+        assert {("Solve", "position.hands.n"), ("AnalyzePlay", "deal.play"), ("Advise", "view.shown"),
+                ("GeneratePuzzles", "game"), ("Table", "deal.trump")} <= tried
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
+
+def string_fields(message, prefix: tuple = ()) -> Iterator[tuple]:
+    """The paths of a message's string fields, through its sub-messages (a repeated one: its items)."""
+    for f in message.DESCRIPTOR.fields:
+        value = getattr(message, f.name)
+        if f.type == FieldDescriptor.TYPE_STRING:
+            yield prefix + (f.name,)
+        elif f.type == FieldDescriptor.TYPE_MESSAGE and isinstance(value, Message):
+            yield from string_fields(value, prefix + (f.name,))
+        elif f.type == FieldDescriptor.TYPE_MESSAGE:
+            for i, item in enumerate(value):
+                yield from string_fields(item, prefix + (f.name, i))
+
+
+def set_string(message, path: tuple, text: str) -> None:
+    """Set the string field at `path` (a repeated one: its first item) to `text`."""
+    for step in path[:-1]:
+        message = message[step] if isinstance(step, int) else getattr(message, step)
+    field = getattr(message, path[-1])
+    if isinstance(field, str):
+        setattr(message, path[-1], text)
+    elif len(field):
+        field[0] = text
+    else:
+        field.append(text)
 
 
 CARD = st.sampled_from(["7S", "AS", "10H", "QD", "2C", "KH", "JS", "9D", "XX", "", "1S", "AH"])
