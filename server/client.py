@@ -24,6 +24,7 @@ from grpc_status import rpc_status
 
 from solver.analysis import PlayedDeal
 from solver.position import Position
+from solver.quoting import quoted
 from solver.solve import Solution
 
 from . import convert
@@ -81,9 +82,9 @@ class StreamError:
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
              request_id: str = "") -> pb.SolveRequest:
     if mode not in convert.MODES:
-        raise ValueError(f"mode: {mode!r} is not one of {', '.join(convert.MODES)}")
+        raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(convert.MODES)}")
     if objective not in convert.OBJECTIVES:
-        raise ValueError(f"objective: {objective!r} is not one of {', '.join(convert.OBJECTIVES)}")
+        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(convert.OBJECTIVES)}")
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY
 
 __all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers"]
@@ -50,7 +51,7 @@ def parse_size(text: str | int) -> int:
         return text
     m = _SIZE.fullmatch(text)
     if not m:
-        raise ValueError(f"{text!r} is not a size (bytes, or a number with K, M or G)")
+        raise ValueError(f"{quoted(text)} is not a size (bytes, or a number with K, M or G)")
     return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
 
 
@@ -148,9 +149,9 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None
         try:
             values[name] = convert(raw) if isinstance(raw, str) else raw
         except ValueError:
-            raise ValueError(f"{source}: {raw!r} is not a valid {name.replace('_', ' ')}") from None
+            raise ValueError(f"{source}: {quoted(raw)} is not a valid {name.replace('_', ' ')}") from None
     if values.get("log_level"):
         values["log_level"] = values["log_level"].upper()
         if values["log_level"] not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise ValueError(f"log level: {values['log_level']!r} is not DEBUG, INFO, WARNING or ERROR")
+            raise ValueError(f"log level: {quoted(values['log_level'])} is not DEBUG, INFO, WARNING or ERROR")
     return Config(**values)

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 from .position import Position, json_object
 from .profiles import get_profile
+from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
 
 __all__ = ["JOBS", "run_job", "run_chunk", "generated_item", "read_done", "run_batch", "BatchStats",
@@ -76,7 +77,7 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
         return {"puzzles": [p.to_json() for p in mine(item, options.get("min_tricks", 3),
                                                       options.get("max_tricks", 7), options.get("margin", 3),
                                                       solver)]}
-    raise ValueError(f"job: {job!r} is not one of {', '.join(JOBS)}")
+    raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
 
 
 def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]:
@@ -263,7 +264,7 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
     from distributed import Client, as_completed
 
     if job not in JOBS:
-        raise ValueError(f"job: {job!r} is not one of {', '.join(JOBS)}")
+        raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
     if (source is None) == (deals is None):
         raise ValueError("give an input file or --game/--deals, not both")
     options = dict(options or {})
