@@ -13,6 +13,7 @@ from .deal import deal
 from .position import Position
 from .profiles import PROFILES, get_profile
 from .solve import DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver
+from .text import diagram, tricks_text
 
 __all__ = ["main"]
 
@@ -45,14 +46,10 @@ def cmd_legal(args: argparse.Namespace) -> int:
 def pretty(position: Position, solution: Solution, seconds: float) -> str:
     """A table of the cards and their margins for a person."""
     p = position.profile
-    hands = {s: " ".join(position.hand(s)) or "-" for s in SEATS}
-    width = max(len(hands["W"]), 12)
     lines = [
         f"{p.name.capitalize()}, trump {position.trump}, {SEATS[position.to_move]} to move "
         f"({solution.side}), trick: {' '.join(position.to_json()['trick']) or '-'}",
-        " " * (width + 2) + f"N: {hands['N']}",
-        f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
-        " " * (width + 2) + f"S: {hands['S']}",
+        *diagram(position),
         "",
     ]
     unit = "score" if solution.objective == "score" else "points"
@@ -66,8 +63,7 @@ def pretty(position: Position, solution: Solution, seconds: float) -> str:
         for cv in solution.cards:
             mark = "  best" if cv.margin == 0 else ""
             lines.append(f"{cv.card:<6}{cv.value:>6}{-cv.margin:>8}{mark}")
-        tricks = [" ".join(solution.line[i:i + 4]) for i in range(0, len(solution.line), 4)]
-        lines.append("Line: " + " | ".join(tricks))
+        lines.append("Line: " + tricks_text(solution.line, len(position.trick)))
     lines.append(f"{solution.nodes} nodes in {seconds * 1000:.1f} ms")
     return "\n".join(lines)
 

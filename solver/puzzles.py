@@ -65,6 +65,7 @@ from .deal import deal
 from .position import Position, json_object
 from .profiles import Profile
 from .solve import Solution, Solver
+from .text import diagram, tricks_text
 
 __all__ = ["Puzzle", "generate", "mine", "check_position", "rating_of", "natural_cards", "tags_of",
            "pretty", "TAGS"]
@@ -351,18 +352,14 @@ def _check_range(profile: Profile, min_tricks: int, max_tricks: int, margin: int
 
 def pretty(puzzle: Puzzle) -> str:
     p = puzzle.position
-    hands = {s: " ".join(p.hand(s)) or "-" for s in SEATS}
-    width = max(len(hands["W"]), 12)
     mover = SEATS[p.to_move]
     lines = [
         f"{p.profile.name.capitalize()}, trump {p.trump}, {mover} to lead, "
         f"{_tricks_left(p)} tricks left. Rating {puzzle.rating}/10"
         + (f", tags: {', '.join(puzzle.tags)}" if puzzle.tags else ""),
-        " " * (width + 2) + f"N: {hands['N']}",
-        f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
-        " " * (width + 2) + f"S: {hands['S']}",
+        *diagram(p),
         f"Goal: {mover} and partner take at least {puzzle.goal} of the points left.",
-        "Solution: " + " | ".join(" ".join(puzzle.line[i:i + 4]) for i in range(0, len(puzzle.line), 4)),
+        "Solution: " + tricks_text(puzzle.line, len(p.trick)),
         "Other cards: " + (", ".join(f"{c} (-{s})" for c, s in sorted(puzzle.alternatives.items(),
                                                                      key=lambda kv: (kv[1], kv[0]))) or "-"),
     ]

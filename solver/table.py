@@ -22,6 +22,7 @@ from .position import Position, PositionError, json_object
 from .profiles import Profile
 from .scoring import SIDE_NAMES
 from .solve import Solver, default_solver
+from .text import diagram
 
 __all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of"]
 
@@ -139,14 +140,10 @@ class DDTable:
     def pretty(self) -> str:
         """The grid and par, for a person."""
         p = self.profile
-        hands = self.position.to_json()["hands"]
-        width = max(len(hands["W"]), 12)
         lines = [
             f"{p.name.capitalize()}" + (f", dealer {self.dealer}" if self.dealer else "")
             + (f", trump {self.trump}" if self.trump else ""),
-            " " * (width + 5) + f"N: {hands['N']}",
-            f"W: {hands['W']:<{width}}" + " " * 6 + f"E: {hands['E']}",
-            " " * (width + 5) + f"S: {hands['S']}",
+            *diagram(self.position),
             "",
             f"Double-dummy points for N-S (E-W take the rest of {p.total_points}), by trump and leader:",
             "trump" + "".join(f"{'lead ' + s:>9}" for s in SEATS),

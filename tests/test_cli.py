@@ -107,6 +107,14 @@ class TestSolveCommand:
                 assert card in text
         assert "error:" in text
 
+    def test_pretty_line_closes_the_trick_in_progress_first(self):
+        obj = next(o for o in load_vectors("endgames3") if len(o.get("trick", [])) == 3)
+        proc = run("solve", "--pretty", stdin=json.dumps(obj) + "\n")
+        assert proc.returncode == 0, proc.stderr
+        [line] = [row for row in proc.stdout.splitlines() if row.startswith("Line: ")]
+        first, *rest = line.removeprefix("Line: ").split(" | ")
+        assert len(first.split()) == 1 and all(len(t.split()) == 4 for t in rest[:-1])
+
     @pytest.mark.parametrize("index", [0, 7])
     def test_target(self, index):
         obj = load_vectors("endgames3")[index]
