@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from solver.quoting import quoted
-from solver.solve import DEFAULT_MEMORY
+from solver.solve import DEFAULT_MEMORY, check_memory
 
 __all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers"]
 
@@ -75,8 +75,7 @@ class Config:
             raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
         if self.workers < 1:
             raise ValueError(f"workers: {self.workers} (at least 1)")
-        if self.memory < 1 << 16:
-            raise ValueError(f"memory: {self.memory} bytes is too small for a table (at least 64K)")
+        check_memory(self.memory)
         if self.max_concurrent is not None and self.max_concurrent < 1:
             raise ValueError(f"max_concurrent: {self.max_concurrent} (at least 1)")
         if self.max_message < 1024:

@@ -435,6 +435,8 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
         raise ValueError(f"samples: {samples} must be at least 1")
     if every < 1:
         raise ValueError(f"every: {every} must be at least 1")
+    if max_attempts is not None and max_attempts < 1:
+        raise ValueError(f"max_attempts: {max_attempts} must be at least 1")
     solver = solver or default_solver()
     rng = random.Random(seed)
     cache: dict = {}

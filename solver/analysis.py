@@ -364,6 +364,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     (a double-dummy cost, but the best card on what was visible) is told from
     a mistake.
     """
+    if single_dummy < 0:
+        raise ValueError(f"single_dummy: {single_dummy} must be 0 (off) or more")
     if not isinstance(deal, PlayedDeal):
         deal = PlayedDeal.from_json(deal)
     if solver is None:

@@ -267,6 +267,12 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
         raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
     if (source is None) == (deals is None):
         raise ValueError("give an input file or --game/--deals, not both")
+    if deals is not None and deals < 1:
+        raise ValueError(f"deals: {deals} must be at least 1")
+    if chunk < 1:
+        raise ValueError(f"chunk: {chunk} must be at least 1")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers: {workers} must be at least 1")
     options = dict(options or {})
     done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line))) if out_path else set()
     generate = None
@@ -298,7 +304,7 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
     try:
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         window = max(4, 3 * nworkers)
-        chunks = _chunks(pending, max(1, chunk))
+        chunks = _chunks(pending, chunk)
         running = as_completed()
         for c in chunks:
             running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))

@@ -12,7 +12,8 @@ from .cards import SEATS
 from .deal import deal
 from .position import Position
 from .profiles import PROFILES, get_profile
-from .solve import DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver
+from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory,
+                    check_timeout)
 from .text import diagram, tricks_text
 
 __all__ = ["main"]
@@ -187,10 +188,12 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .position import PositionError
-    from .puzzles import generate, mine
+    from .puzzles import check_options, generate, mine
     from .puzzles import pretty as pretty_puzzle
 
+    if args.count < 1:
+        raise ValueError(f"count: {args.count} must be at least 1")
+    check_options(args.min_tricks, args.max_tricks, args.margin)
     solver = Solver(args.memory)
 
     def emit(puzzle) -> None:
@@ -200,26 +203,23 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(puzzle.to_json()) + "\n")
         sys.stdout.flush()
 
-    try:
-        if args.source is None:
-            for puzzle in generate(get_profile(args.game), args.count, args.seed, args.min_tricks,
-                                   args.max_tricks, args.margin, solver):
+    if args.source is None:
+        for puzzle in generate(get_profile(args.game), args.count, args.seed, args.min_tricks,
+                               args.max_tricks, args.margin, solver):
+            emit(puzzle)
+        return 0
+    found = 0
+    for line in args.source:
+        if not line.strip() or found >= args.count:
+            continue
+        try:
+            for puzzle in mine(line, args.min_tricks, args.max_tricks, args.margin, solver):
                 emit(puzzle)
-            return 0
-        found = 0
-        for line in args.source:
-            if not line.strip() or found >= args.count:
-                continue
-            try:
-                for puzzle in mine(line, args.min_tricks, args.max_tricks, args.margin, solver):
-                    emit(puzzle)
-                    found += 1
-                    if found >= args.count:
-                        break
-            except PositionError as e:
-                sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
-    except ValueError as e:
-        args.puzzles_parser.error(str(e))
+                found += 1
+                if found >= args.count:
+                    break
+        except ValueError as e:
+            sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
     return 0
 
 
@@ -228,17 +228,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .batch import BatchStats, run_batch
 
     if (args.input is None) == (args.deals is None):
-        args.batch_parser.error("give an input file, or --deals N (with --game and --seed)")
+        raise ValueError("give an input file, or --deals N (with --game and --seed)")
     options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
                "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
                "margin": args.margin}
     stats = BatchStats() if (args.stats or args.stats_file) else None
-    try:
-        summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
-                            game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
-                            progress=args.progress or sys.stderr.isatty(), stats=stats)
-    except ValueError as e:
-        args.batch_parser.error(str(e))
+    summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
+                        game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
+                        progress=args.progress or sys.stderr.isatty(), stats=stats)
     print(f"{summary['done']} items done, {summary['skipped']} skipped (finished before), "
           f"{summary['total']} in all", file=sys.stderr)
     if stats is not None:
@@ -283,11 +280,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.config import config_from_args
     from server.main import serve
 
-    try:
-        config = config_from_args(args)
-    except ValueError as e:
-        args.serve_parser.error(str(e))
-    return serve(config)
+    return serve(config_from_args(args))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -351,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--memory", type=int, default=64 << 20, help="table bytes")
-    puzzles.set_defaults(func=cmd_puzzles, puzzles_parser=puzzles)
+    puzzles.set_defaults(func=cmd_puzzles)
 
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
     batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
@@ -377,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
     batch.add_argument("--stats", action="store_true", help="print aggregate statistics to stderr at the end")
     batch.add_argument("--stats-file", metavar="FILE", help="write aggregate statistics as JSON")
-    batch.set_defaults(func=cmd_batch, batch_parser=batch)
+    batch.set_defaults(func=cmd_batch)
 
     advise = sub.add_parser("advise", help="single-dummy advice: the best card from one seat's view (JSON lines)")
     advise.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
@@ -396,8 +389,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="the gRPC service malilla.dd.v1.DoubleDummy (default 127.0.0.1:50051)")
     add_serve_arguments(serve)
-    serve.set_defaults(func=cmd_serve, serve_parser=serve)
+    serve.set_defaults(func=cmd_serve)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)
     return parser
+
+
+def _check_solver_options(args: argparse.Namespace) -> None:
+    """The table size and the time per search, before any input is read (serve's own
+    flags are checked by its `Config`)."""
+    if args.command == "serve":
+        return
+    if getattr(args, "memory", None) is not None:
+        check_memory(args.memory)
+    check_timeout(getattr(args, "timeout", None))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,9 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "target", None) is not None and args.mode != "target":
         build_parser().error("--target goes with --mode target")
     try:
+        _check_solver_options(args)
         return args.func(args)
     except BrokenPipeError:
         return 0
+    except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
+        args.command_parser.error(str(e))
 
 
 if __name__ == "__main__":

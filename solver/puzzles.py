@@ -62,12 +62,12 @@ from typing import Any
 from . import _core
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .deal import deal
-from .position import Position, json_object
+from .position import Position, PositionError, json_object
 from .profiles import Profile
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
 
-__all__ = ["Puzzle", "generate", "mine", "check_position", "rating_of", "natural_cards", "tags_of",
+__all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
            "pretty", "TAGS"]
 
 TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
@@ -294,11 +294,15 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     range) and checks that position. `max_attempts` (default 2000 per puzzle)
     bounds the search; `progress(attempts, found)` is called after each attempt.
     """
-    _check_range(profile, min_tricks, max_tricks, margin)
+    check_options(min_tricks, max_tricks, margin, profile)
+    if count < 1:
+        raise ValueError(f"count: {count} must be at least 1")
+    if max_attempts is not None and max_attempts < 1:
+        raise ValueError(f"max_attempts: {max_attempts} must be at least 1")
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     rng = random.Random(seed)
-    limit = max_attempts if max_attempts is not None else 2000 * max(count, 1)
+    limit = max_attempts if max_attempts is not None else 2000 * count
     found = attempts = 0
     while found < count and attempts < limit:
         attempts += 1
@@ -321,11 +325,11 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
     obj = dict(json_object(played, "deal"))
     play = obj.pop("play", [])
     if not isinstance(play, list):
-        raise ValueError("play: expected a list of cards")
+        raise PositionError("play", "expected a list of cards")
     for key in ("dealer", "shown", "pending_doubling"):
         obj.pop(key, None)
     position = Position.from_json(obj)
-    _check_range(position.profile, min_tricks, max_tricks, margin)
+    check_options(min_tricks, max_tricks, margin, position.profile)
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     positions = [position]
@@ -339,10 +343,13 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
                 yield puzzle
 
 
-def _check_range(profile: Profile, min_tricks: int, max_tricks: int, margin: int) -> None:
-    if not 1 <= min_tricks <= max_tricks <= profile.cards_per_hand:
-        raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}) <= "
-                         f"{profile.cards_per_hand}")
+def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profile | None = None) -> None:
+    """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
+    `profile`, when given) and margin >= 1."""
+    most = max_tricks if profile is None else profile.cards_per_hand
+    if not 1 <= min_tricks <= max_tricks <= most:
+        bound = "" if profile is None else f" <= {profile.cards_per_hand}"
+        raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}){bound}")
     if margin < 1:
         raise ValueError(f"margin: {margin} must be at least 1")
 

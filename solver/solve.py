@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "MODES", "OBJECTIVES",
-           "DEFAULT_MEMORY"]
+           "DEFAULT_MEMORY", "MIN_MEMORY", "check_memory", "check_timeout"]
 
 SearchStopped = _core.SearchStopped
 MODES = ("all", "optimal", "best", "target")
@@ -31,6 +32,20 @@ DEFAULT_MEMORY = 256 * 1024 * 1024
 and doubles as it fills (a whole Malilla deal fills a few MB), so this keeps
 many deals' positions on a 24 GiB machine with room for one solver per core
 (server workers, batch workers) and the analysis jobs."""
+MIN_MEMORY = 1 << 16
+"""The fewest bytes a table can have."""
+
+
+def check_memory(memory: int) -> None:
+    """Raise ValueError unless a table can have `memory` bytes."""
+    if memory < MIN_MEMORY:
+        raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
+
+
+def check_timeout(timeout: float | None) -> None:
+    """Raise ValueError unless `timeout` is None (no limit) or a positive, finite number of seconds."""
+    if timeout is not None and not 0 < timeout < math.inf:
+        raise ValueError(f"timeout: {quoted(timeout)} is not a positive number of seconds")
 
 
 @dataclass(frozen=True)
@@ -87,8 +102,7 @@ class Solver:
     """
 
     def __init__(self, memory: int = DEFAULT_MEMORY) -> None:
-        if memory < 1 << 16:
-            raise ValueError(f"memory: {memory} bytes is too small for a table (at least 65536)")
+        check_memory(memory)
         self._core = _core.Core(memory)
 
     @property
@@ -122,6 +136,8 @@ class Solver:
         answers whether the side to move can reach `target`.
         objective: "points" (default) or "score", the signed deal score, where a
         capot outranks a plain win; it needs the deal's history.
+        timeout: seconds allowed (positive), None for no limit; `SearchStopped`
+        is raised when they run out.
         """
         if mode not in MODES:
             raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
@@ -129,6 +145,7 @@ class Solver:
             raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
         if (mode == "target") != (target is not None):
             raise ValueError("target: give a target exactly when mode is 'target'")
+        check_timeout(timeout)
         position.check_sizes()
         if position.is_over:
             raise PositionError("hands", "the deal is over: nothing is left to play")

@@ -315,6 +315,17 @@ def test_bad_views_name_the_field(bad, field):
     assert e.value.field == field
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"samples": 0}, "samples: 0 must be at least 1"),
+    ({"every": 0}, "every: 0 must be at least 1"),
+    ({"max_attempts": 0}, "max_attempts: 0 must be at least 1"),
+])
+def test_bad_options_name_the_option(options, message):
+    obj = played_deal("malilla", 1)
+    with pytest.raises(ValueError, match=message):
+        next(advise_iter(view_of(obj, obj["play"][:6]), solver=SOLVER, **options))
+
+
 def test_the_shown_card_stays_with_the_dealer():
     obj = played_deal("malilla", 5)
     k = 3

@@ -344,3 +344,8 @@ class TestPlayedDealInput:
             later = later.play(c)
         with pytest.raises(PositionError, match="full hands"):
             PlayedDeal.from_json({**later.to_json(), "play": []})
+
+
+def test_single_dummy_samples_cannot_be_negative():
+    with pytest.raises(ValueError, match=r"single_dummy: -1 must be 0 \(off\) or more"):
+        analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)

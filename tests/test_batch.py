@@ -180,3 +180,15 @@ def test_batch_needs_one_source(capsys):
     with pytest.raises(SystemExit):
         main(["batch", "solve"])
     assert "--deals" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"deals": 0}, "deals: 0 must be at least 1"),
+    ({"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
+    ({"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
+])
+def test_bad_options_are_refused_before_a_cluster_starts(options, message):
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=message):
+        run_batch("solve", None, game="malilla", **options)
+    assert time.monotonic() - started < 1   # an embedded cluster takes seconds to start

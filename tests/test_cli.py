@@ -144,6 +144,29 @@ class TestSolveCommand:
             assert len(got["best"]) == 1
 
 
+@pytest.mark.parametrize("args, message", [
+    (("solve", "--timeout", "0"), "timeout: 0.0 is not a positive number of seconds"),
+    (("solve", "--timeout", "nan"), "timeout: nan is not a positive number of seconds"),
+    (("analyze", "--timeout", "-1"), "timeout: -1.0 is not a positive number of seconds"),
+    (("advise", "--timeout", "inf"), "timeout: inf is not a positive number of seconds"),
+    (("solve", "--memory", "-1"), "memory: -1 bytes is too small for a table (at least 65536)"),
+    (("demo", "--memory", "5"), "memory: 5 bytes is too small for a table"),
+    (("table", "--memory", "100"), "memory: 100 bytes is too small for a table"),
+    (("puzzles", "--count", "0"), "count: 0 must be at least 1"),
+    (("puzzles", "--from", "-", "--margin", "0"), "margin: 0 must be at least 1"),
+    (("batch", "solve", "--deals", "-1"), "deals: -1 must be at least 1"),
+    (("batch", "solve", "--deals", "2", "--chunk", "0"), "chunk: 0 must be at least 1"),
+    (("batch", "solve", "--deals", "2", "--memory", "5"), "memory: 5 bytes is too small for a table"),
+    (("serve", "--memory", "5"), "memory: 5 bytes is too small for a table"),
+])
+def test_a_bad_option_is_refused_before_any_input(args, message):
+    """An option no input line could be solved with stops the command at once, with a usage
+    error that names it (exit 2), before any line is read or answered."""
+    proc = run(*args, stdin=json.dumps(load_vectors("endgames3")[0]) + "\n")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"malilla-dd {args[0]}: error: {message}" in proc.stderr and "Traceback" not in proc.stderr
+
+
 class TestDemoCommand:
     def test_demo_solves_both_games(self):
         proc = run("demo", timeout=300)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import PROJECT, played_deal
-from solver import Position, get_profile
+from solver import Position, PositionError, get_profile
 from solver.cards import card_points, parse_card
 from solver.puzzles import (TAGS, Puzzle, check_position, generate, mine, natural_cards, pretty, rating_of,
                             tags_of)
@@ -127,6 +127,13 @@ def test_bad_options():
         next(generate(get_profile("manille"), 1, seed=0, min_tricks=5, max_tricks=9))
     with pytest.raises(ValueError, match="margin"):
         next(generate(get_profile("malilla"), 1, seed=0, margin=0))
+    with pytest.raises(ValueError, match="count: 0 must be at least 1"):
+        next(generate(get_profile("malilla"), 0, seed=0))
+    with pytest.raises(ValueError, match="max_attempts: 0 must be at least 1"):
+        next(generate(get_profile("malilla"), 1, seed=0, max_attempts=0))
+    with pytest.raises(PositionError) as err:
+        next(mine({**played_deal("malilla", 1), "play": "7S"}))
+    assert err.value.field == "play"
 
 
 def test_attempts_bounded():
@@ -290,3 +297,17 @@ def test_cli_pretty_and_from(tmp_path):
     assert "error" in lines[-1] and "game" in lines[-1]["error"]
     out = run_cli("--min-tricks", "9", "--max-tricks", "2")
     assert out.returncode == 2 and "tricks" in out.stderr
+
+
+def test_cli_from_answers_a_bad_deal_and_goes_on(tmp_path):
+    """A played deal that cannot be read gets its error line, and the deals after it are still mined."""
+    deals = [played_deal(GAMES[s % 2], s) for s in range(20)]
+    bad = [{**deals[0], "play": "7S"}, {**deals[0], "play": ["ZZ"]}, [1, 2]]
+    source = tmp_path / "played.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in bad + deals))
+    out = run_cli("--from", str(source), "--count", "1000")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [line["error"].split(":")[0] for line in lines[:3]] == ["play", "card", "deal"]
+    expected = [p.to_json() for d in deals for p in mine(d, solver=Solver(1 << 22))]
+    assert lines[3:] == expected and expected

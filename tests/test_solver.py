@@ -239,6 +239,12 @@ class TestTable:
         with pytest.raises(ValueError, match="memory"):
             Solver(100)
 
+    @pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
+    def test_a_timeout_must_be_positive_seconds(self, timeout: float) -> None:
+        position = Position.from_json(deal(MANILLE, 8).to_position_json())
+        with pytest.raises(ValueError, match=r"timeout: .* is not a positive number of seconds"):
+            Solver().solve(position, timeout=timeout)
+
     def test_default_solve_function(self) -> None:
         position = Position.from_json(deal(MANILLE, 8).to_position_json())
         assert solve(position).values == Solver().solve(position).values
