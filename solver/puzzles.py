@@ -60,9 +60,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
+from .analysis import PlayedDeal
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .deal import deal
-from .position import Position, PositionError, json_object
+from .position import Position
 from .profiles import Profile
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
@@ -321,19 +322,15 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
 
 def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
          solver: Solver | None = None) -> Iterator[Puzzle]:
-    """The puzzles at the trick boundaries of a played deal (its start position JSON plus `play`)."""
-    obj = dict(json_object(played, "deal"))
-    play = obj.pop("play", [])
-    if not isinstance(play, list):
-        raise PositionError("play", "expected a list of cards")
-    for key in ("dealer", "shown", "pending_doubling"):
-        obj.pop(key, None)
-    position = Position.from_json(obj)
+    """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
+    reads it: the start position JSON plus `play`)."""
+    played = PlayedDeal.from_json(played)
+    position = played.start
     check_options(min_tricks, max_tricks, margin, position.profile)
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     positions = [position]
-    for card in play:
+    for card in played.play:
         position = position.play(card)
         positions.append(position)
     for p in positions:

@@ -132,7 +132,7 @@ def test_bad_options():
     with pytest.raises(ValueError, match="max_attempts: 0 must be at least 1"):
         next(generate(get_profile("malilla"), 1, seed=0, max_attempts=0))
     with pytest.raises(PositionError) as err:
-        next(mine({**played_deal("malilla", 1), "play": "7S"}))
+        next(mine({**played_deal("malilla", 1), "play": [["7S"]]}))
     assert err.value.field == "play"
 
 
@@ -302,12 +302,13 @@ def test_cli_pretty_and_from(tmp_path):
 def test_cli_from_answers_a_bad_deal_and_goes_on(tmp_path):
     """A played deal that cannot be read gets its error line, and the deals after it are still mined."""
     deals = [played_deal(GAMES[s % 2], s) for s in range(20)]
-    bad = [{**deals[0], "play": "7S"}, {**deals[0], "play": ["ZZ"]}, [1, 2]]
+    bad = [{**deals[0], "play": 7}, {**deals[0], "play": [["7S"]]}, {**deals[0], "play": ["ZZ"]},
+           {**deals[0], "dealer": "X"}, [1, 2]]
     source = tmp_path / "played.jsonl"
     source.write_text("".join(json.dumps(d) + "\n" for d in bad + deals))
     out = run_cli("--from", str(source), "--count", "1000")
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [line["error"].split(":")[0] for line in lines[:3]] == ["play", "card", "deal"]
+    assert [line["error"].split(":")[0] for line in lines[:5]] == ["play", "play", "play[0]", "dealer", "deal"]
     expected = [p.to_json() for d in deals for p in mine(d, solver=Solver(1 << 22))]
-    assert lines[3:] == expected and expected
+    assert lines[5:] == expected and expected
