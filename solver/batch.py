@@ -74,10 +74,13 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
         return analyze(item, solver, timeout=timeout).to_json()
     if job == "puzzles":
         from .puzzles import mine
-        return {"puzzles": [p.to_json() for p in mine(item, options.get("min_tricks", 3),
-                                                      options.get("max_tricks", 7), options.get("margin", 3),
-                                                      solver)]}
+        return {"puzzles": [p.to_json() for p in mine(item, *_puzzle_options(options), solver)]}
     raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
+
+
+def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
+    """The puzzles job's min_tricks, max_tricks and margin."""
+    return options.get("min_tricks", 3), options.get("max_tricks", 7), options.get("margin", 3)
 
 
 def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]:
@@ -274,6 +277,9 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
     if workers is not None and workers < 1:
         raise ValueError(f"workers: {workers} must be at least 1")
     options = dict(options or {})
+    if job == "puzzles":
+        from .puzzles import check_options
+        check_options(*_puzzle_options(options))
     done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line))) if out_path else set()
     generate = None
     if source is None:

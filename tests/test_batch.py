@@ -182,13 +182,15 @@ def test_batch_needs_one_source(capsys):
     assert "--deals" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"deals": 0}, "deals: 0 must be at least 1"),
-    ({"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
-    ({"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
+@pytest.mark.parametrize("job, options, message", [
+    ("solve", {"deals": 0}, "deals: 0 must be at least 1"),
+    ("solve", {"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
+    ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
+    ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
+    ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}}, r"tricks: need 1 <= min \(5\)"),
 ])
-def test_bad_options_are_refused_before_a_cluster_starts(options, message):
+def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
     started = time.monotonic()
     with pytest.raises(ValueError, match=message):
-        run_batch("solve", None, game="malilla", **options)
+        run_batch(job, None, game="malilla", **options)
     assert time.monotonic() - started < 1   # an embedded cluster takes seconds to start
