@@ -1,9 +1,10 @@
 """Solver speed and memory: `python -m pytest bench` (pytest-benchmark).
 
-Each benchmark solves a fixed set of whole deals (random deals from a fixed
-seed plus the shared vectors' full deals) at the first lead and records, in
-`extra_info`, the per-deal median and 95th percentile, nodes per deal and
-nodes per second. The benchmark's own figures time the whole set.
+Each benchmark asks a question (a mode, an objective, a target) of a fixed
+set of whole deals (random deals from a fixed seed plus the shared vectors'
+full deals) at the first lead and records, in `extra_info`, the per-question
+median and 95th percentile, nodes per question and nodes per second. The
+benchmark's own figures time the whole set.
 """
 from __future__ import annotations
 
@@ -152,7 +153,7 @@ MEMORY_PROBE = """
 import sys
 sys.path[:0] = [{root!r}, {bench!r}]
 from test_bench_solve import deals_of
-from solver.solve import Solution, Solver
+from solver.solve import Solver
 solver = Solver({memory})
 most = 0
 for position in deals_of("malilla") + deals_of("manille"):
