@@ -191,9 +191,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from .puzzles import check_options, generate, mine
     from .puzzles import pretty as pretty_puzzle
 
-    if args.count < 1:
-        raise ValueError(f"count: {args.count} must be at least 1")
-    check_options(args.min_tricks, args.max_tricks, args.margin)
+    check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
     solver = Solver(args.memory)
 
     def emit(puzzle) -> None:

@@ -295,9 +295,7 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     range) and checks that position. `max_attempts` (default 2000 per puzzle)
     bounds the search; `progress(attempts, found)` is called after each attempt.
     """
-    check_options(min_tricks, max_tricks, margin, profile)
-    if count < 1:
-        raise ValueError(f"count: {count} must be at least 1")
+    check_options(min_tricks, max_tricks, margin, profile, count)
     if max_attempts is not None and max_attempts < 1:
         raise ValueError(f"max_attempts: {max_attempts} must be at least 1")
     solver = solver or Solver(64 << 20)
@@ -324,13 +322,13 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
          solver: Solver | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
     reads it: the start position JSON plus `play`)."""
-    played = PlayedDeal.from_json(played)
-    position = played.start
+    record = PlayedDeal.from_json(played)
+    position = record.start
     check_options(min_tricks, max_tricks, margin, position.profile)
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     positions = [position]
-    for card in played.play:
+    for card in record.play:
         position = position.play(card)
         positions.append(position)
     for p in positions:
@@ -340,15 +338,18 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
                 yield puzzle
 
 
-def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profile | None = None) -> None:
+def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profile | None = None,
+                  count: int = 1) -> None:
     """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
-    `profile`, when given) and margin >= 1."""
+    `profile`, when given), margin >= 1 and count (the puzzles asked for) >= 1."""
     most = max_tricks if profile is None else profile.cards_per_hand
     if not 1 <= min_tricks <= max_tricks <= most:
         bound = "" if profile is None else f" <= {profile.cards_per_hand}"
         raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}){bound}")
     if margin < 1:
         raise ValueError(f"margin: {margin} must be at least 1")
+    if count < 1:
+        raise ValueError(f"count: {count} must be at least 1")
 
 
 # ------------------------------------------------------------ for people
