@@ -269,7 +269,7 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
     if job not in JOBS:
         raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
     if (source is None) == (deals is None):
-        raise ValueError("give an input file or --game/--deals, not both")
+        raise ValueError("give an input file, or --deals N (with --game and --seed), not both")
     if deals is not None and deals < 1:
         raise ValueError(f"deals: {deals} must be at least 1")
     if chunk < 1:

@@ -225,8 +225,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     """A job over many deals on a Dask cluster (embedded or at --address), JSON lines out, resumable."""
     from .batch import BatchStats, run_batch
 
-    if (args.input is None) == (args.deals is None):
-        raise ValueError("give an input file, or --deals N (with --game and --seed)")
     options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
                "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
                "margin": args.margin}
