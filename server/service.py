@@ -513,8 +513,10 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         return job
 
-    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
-        """The job's answer, or the call ends with the status that stopped it."""
+    @staticmethod
+    def _result(job: _Job, context: grpc.ServicerContext) -> Any:
+        """The job's answer; a stopped search ends the call with its status, and a request the
+        library refused raises `BadRequest`."""
         try:
             return job.future.result()
         except (SearchStopped, _Stopped, CancelledError):
@@ -523,8 +525,15 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
             context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped")
         except ValueError as e:
-            context.abort_with_status(_library_error(e, job.task.field).status())
+            raise _library_error(e, job.task.field) from None
         raise AssertionError("unreachable")
+
+    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
+        """The job's answer, or the call ends with the status that stopped it."""
+        try:
+            return self._result(job, context)
+        except BadRequest as e:
+            context.abort_with_status(e.status())
 
     def _call(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> Any:
         """A unary call's job: submitted, cancelled when the call ends early, awaited."""
@@ -641,17 +650,19 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                     item = stream.next_item()
                     if item is None:
                         break
-                    request_id, job, error = item
-                    if error is not None:
-                        stream.done(None)
-                        yield pb.SolveResponse(id=request_id, error=error.message())
-                        continue
+                    request_id, job, answer = item
                     try:
-                        solution = self._wait(job, context)
+                        if job is not None:
+                            answer = self._result(job, context)
+                    except BadRequest as e:   # refused when solved, as when read: the item's own error
+                        answer = e
                     finally:
                         stream.done(job)
+                    if isinstance(answer, BadRequest):
+                        yield pb.SolveResponse(id=request_id, error=answer.message())
+                        continue
                     yield pb.SolveResponse(id=request_id, solution=convert.solution_message(
-                        solution, SEATS[job.task.position.to_move]))
+                        answer, SEATS[job.task.position.to_move]))
                 if stream.failure is not None:
                     context.abort(grpc.StatusCode.CANCELLED, "the request stream ended with an error")
             except Exception:

@@ -177,6 +177,18 @@ class TestSolveStream:
         assert responses[2].error.field_violations[0].field == "position"
         assert_same(responses[3].solution, library(POSITIONS[2]))
 
+    def test_an_item_refused_by_the_solver_is_answered_and_the_stream_goes_on(self, stub):
+        """The deal score of a position without its history is refused when it is solved,
+        not when it is read; that item still gets its own error."""
+        requests = [solve_request(MALILLA_MID, objective=pb.OBJECTIVE_SCORE, request_id="a"),
+                    solve_request(POSITIONS[0], request_id="b")]
+        responses = list(stub.SolveStream(iter(requests), timeout=30))
+        assert [r.id for r in responses] == ["a", "b"]
+        assert [(v.field, v.description) for v in responses[0].error.field_violations] == \
+            [("position.history", "the deal-score objective needs the completed tricks "
+                                  "(or a position at the start of the deal)")]
+        assert_same(responses[1].solution, library(POSITIONS[0]))
+
     def test_many_items_good_and_bad_in_order(self, stub):
         requests = []
         for i in range(60):
