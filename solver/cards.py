@@ -43,6 +43,8 @@ def parse_card(text: str, profile: Profile) -> int:
     """Read ``7S``, ``10d``, ``A♥``... as a card of `profile`'s deck."""
     if not isinstance(text, str) or len(text) < 2:
         raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")
+    if len(text) > 3:
+        raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S; cards are separated by spaces)")
     rank, suit = text[:-1].upper(), text[-1]
     if not rank.isascii():
         raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")

@@ -86,6 +86,13 @@ class TestNotation:
         hands = {"N": [text], "W": ["KC"], "S": ["QC"], "E": ["JC"]}
         assert field_of(malilla(hands), strict=False) == "hands.N"
 
+    @pytest.mark.parametrize("text", ["KS,AH,2D", "KSAH2D"])
+    def test_cards_run_together_are_told_apart_from_a_wrong_rank(self, text):
+        with pytest.raises(PositionError) as err:
+            Position.from_json(malilla({"N": text, "W": "KC 5C", "S": "2S 4H", "E": "7D QC"}))
+        assert err.value.field == "hands.N"
+        assert err.value.problem == f"'{text}' is not a card (rank then suit, like 7S; cards are separated by spaces)"
+
     def test_hands_as_lists(self):
         listed = malilla({k: v.split() for k, v in self.BASE.items()}, trump="D")
         assert Position.from_json(listed) == Position.from_json(malilla(self.BASE, trump="D"))
