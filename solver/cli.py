@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from .cards import SEATS
@@ -121,11 +123,24 @@ def count_lines(stream: TextIO) -> int | None:
         return None
 
 
+def _check_writable(path: str, option: str) -> None:
+    """A file `option` will write at the end: refused now if it cannot be, before the work."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option}: {path} is a directory")
+    if not target.parent.is_dir():
+        raise ValueError(f"{option}: {target.parent} is not a directory")
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"{option}: {path} is not writable")
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Played deals in, one analysis per line out; the summary and the progress bar on stderr."""
     from .analysis import SummaryTotals, analyze
     from .report import ReportItem, write_report
 
+    if args.html:
+        _check_writable(args.html, "--html")
     solver = Solver(args.memory)
     totals = SummaryTotals()
     items: list[ReportItem] = []
@@ -161,7 +176,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             bar.close()
     if args.html:
         name = getattr(args.input, "name", "stdin")
-        write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
+        try:
+            write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
+        except OSError as e:
+            raise ValueError(f"--html: cannot write {args.html}: {e.strerror}") from None
     print(totals.format(), file=sys.stderr)
     return 0
 
@@ -225,6 +243,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     """A job over many deals on a Dask cluster (embedded or at --address), JSON lines out, resumable."""
     from .batch import BatchStats, run_batch
 
+    for path, option in ((args.output, "--output"), (args.stats_file, "--stats-file")):
+        if path:
+            _check_writable(path, option)
     options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
                "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
                "margin": args.margin}

@@ -72,6 +72,15 @@ class TestAnalyzeCommand:
         assert page.count('<section class="deal"') == 3
         assert f"Play analysis: {path}" in page
 
+    def test_a_report_that_cannot_be_written_is_refused_before_the_work(self, tmp_path) -> None:
+        """A usage error naming --html, with no analysis done and no traceback."""
+        for out, problem in [(tmp_path, f"{tmp_path} is a directory"),
+                             (tmp_path / "missing" / "page.html", f"{tmp_path / 'missing'} is not a directory")]:
+            proc = run("analyze", "--html", str(out), stdin=jsonl(self.deals[:1]))
+            assert proc.returncode == 2
+            assert proc.stdout == ""
+            assert proc.stderr.splitlines()[-1] == f"malilla-dd analyze: error: --html: {problem}"
+
 
 class TestTableCommand:
     def test_json_lines_and_a_bad_line(self) -> None:

@@ -194,3 +194,14 @@ def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
     with pytest.raises(ValueError, match=message):
         run_batch(job, None, game="malilla", **options)
     assert time.monotonic() - started < 1   # an embedded cluster takes seconds to start
+
+
+@pytest.mark.parametrize("option", ["--output", "--stats-file"])
+def test_an_output_that_cannot_be_written_is_refused_before_a_cluster_starts(option, tmp_path, capsys):
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as info:
+        main(["batch", "solve", "--deals", "2", option, str(tmp_path / "missing" / "out.json")])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"malilla-dd batch: error: {option}: {tmp_path / 'missing'} is not a directory"
+    assert time.monotonic() - started < 1
