@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import ssl
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -88,8 +89,29 @@ class Running:
         self.stop(0)
 
 
+def _tls_credentials(config: Config) -> grpc.ServerCredentials | None:
+    """The TLS files read and checked before anything starts (gRPC itself would only
+    report a failed bind), or None to serve plaintext."""
+    if not config.tls_cert:
+        return None
+    try:
+        key = Path(config.tls_key).read_bytes()
+        chain = Path(config.tls_cert).read_bytes()
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(config.tls_cert, config.tls_key)
+    except ssl.SSLError as e:
+        if e.reason == "KEY_VALUES_MISMATCH":
+            raise OSError(f"tls: the key {config.tls_key} does not belong to the certificate {config.tls_cert}") \
+                from None
+        raise OSError(f"tls: {config.tls_cert} and {config.tls_key} are not a PEM certificate chain "
+                      "and its private key") from None
+    except OSError as e:
+        raise OSError(f"tls: cannot read {e.filename}: {e.strerror}") from None
+    return grpc.ssl_server_credentials([(key, chain)])
+
+
 def start(config: Config) -> Running:
     """Build and start the server described by `config` (port 0 picks a free port)."""
+    credentials = _tls_credentials(config)
     service = DoubleDummyService(config.workers, config.memory, config.concurrency)
     calls = config.concurrency + EXTRA_CALLS
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
@@ -113,10 +135,8 @@ def start(config: Config) -> Running:
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME), server)
     try:
-        if config.tls_cert:
-            key = Path(config.tls_key).read_bytes()
-            chain = Path(config.tls_cert).read_bytes()
-            port = server.add_secure_port(config.address, grpc.ssl_server_credentials([(key, chain)]))
+        if credentials is not None:
+            port = server.add_secure_port(config.address, credentials)
         else:
             port = server.add_insecure_port(config.address)
     except RuntimeError as e:

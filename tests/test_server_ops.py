@@ -23,6 +23,7 @@ from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, RemoteError
 from server.config import Config, add_arguments, config_from_args, parse_size
+from server.main import start
 from server.service import ANSWER_MARGIN
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
                              running_server, solve_request, stub_of, wait_until)
@@ -475,6 +476,24 @@ class TestTLS:
     def test_cert_without_key_is_refused(self, tmp_path):
         with pytest.raises(ValueError, match="both"):
             Config(tls_cert=str(tmp_path / "cert.pem"))
+
+    def test_unusable_files_are_refused_by_name_before_anything_starts(self, tmp_path):
+        cert, key, _ = self_signed(tmp_path)
+        (tmp_path / "other").mkdir()
+        _, other_key, _ = self_signed(tmp_path / "other")
+        junk = tmp_path / "junk.pem"
+        junk.write_text("not a certificate\n")
+        missing = tmp_path / "missing.pem"
+        threads = threading.active_count()
+        for cert_file, key_file, message in [
+            (cert, str(missing), f"tls: cannot read {missing}: No such file or directory"),
+            (str(junk), key, f"tls: {junk} and {key} are not a PEM certificate chain and its private key"),
+            (cert, other_key, f"tls: the key {other_key} does not belong to the certificate {cert}"),
+        ]:
+            with pytest.raises(OSError) as info:
+                start(Config(port=0, tls_cert=cert_file, tls_key=key_file))
+            assert str(info.value) == message
+        assert threading.active_count() == threads   # no workers were started
 
 
 class TestAccessLog:
