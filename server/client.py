@@ -25,7 +25,7 @@ from grpc_status import rpc_status
 from solver.analysis import PlayedDeal
 from solver.position import Position
 from solver.quoting import quoted
-from solver.solve import Solution
+from solver.solve import Solution, check_timeout
 
 from . import convert
 from ._proto import pb, pb_grpc
@@ -98,12 +98,13 @@ class Client:
     `token` adds ``authorization: Bearer <token>``; `root_certificates` (PEM
     bytes) turns on TLS (`server_name` overrides the name checked in the
     server's certificate). `timeout` is the default deadline of each call in
-    seconds (None: no deadline).
+    seconds (positive; None: no deadline).
     """
 
     def __init__(self, target: str = "127.0.0.1:50051", *, token: str | None = None,
                  root_certificates: bytes | None = None, server_name: str | None = None,
                  timeout: float | None = None, options: list[tuple[str, Any]] | None = None) -> None:
+        check_timeout(timeout)
         options = list(options or [])
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
@@ -127,6 +128,7 @@ class Client:
         self.close()
 
     def _timeout(self, timeout: float | None) -> float | None:
+        check_timeout(timeout)
         return self.timeout if timeout is None else timeout
 
     def _call(self, method: Callable, request: Any, timeout: float | None) -> Any:
@@ -221,9 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
     parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN"),
                         help="bearer token [env MALILLA_DD_TOKEN]")
-    parser.add_argument("--ca", help="PEM file of the certificate authority: use TLS")
+    parser.add_argument("--ca", type=argparse.FileType("rb"), help="PEM file of the certificate authority: use TLS")
     args = parser.parse_args(argv)
-    roots = open(args.ca, "rb").read() if args.ca else None
+    if (args.mode == "target") != (args.target is not None):
+        parser.error("give --target exactly with --mode target")
+    try:
+        check_timeout(args.timeout)
+    except ValueError as e:
+        parser.error(str(e))
+    roots = args.ca.read() if args.ca else None
     with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
         if args.command == "health":
             try:

@@ -497,6 +497,19 @@ def test_remote_error_for_other_codes(server, stub):
     assert not isinstance(info.value, InvalidRequest)
 
 
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf")])
+def test_the_client_refuses_a_timeout_that_is_no_deadline(server, timeout):
+    """Not a call that fails at once with DEADLINE_EXCEEDED (or never ends): a ValueError naming it."""
+    with pytest.raises(ValueError, match="^timeout: .* is not a positive number of seconds$"):
+        Client(f"127.0.0.1:{server.port}", timeout=timeout)
+    with Client(f"127.0.0.1:{server.port}", timeout=10) as c:
+        with pytest.raises(ValueError, match="^timeout: "):
+            c.solve(easy_position(), timeout=timeout)
+        with pytest.raises(ValueError, match="^timeout: "):
+            list(c.solve_many([("a", easy_position())], timeout=timeout))
+        assert c.solve(easy_position()).value == 6
+
+
 class TestClientCommand:
     """`python -m server.client`, the README's way to query the service from the shell."""
 
@@ -521,6 +534,17 @@ class TestClientCommand:
         assert "error" in out[2] and "code" not in out[2]
         proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"legal": ["KS"]}
+
+    @pytest.mark.parametrize("args, message", [
+        (["--timeout", "0"], "timeout: 0.0 is not a positive number of seconds"),
+        (["--mode", "target"], "give --target exactly with --mode target"),
+        (["--target", "3"], "give --target exactly with --mode target"),
+        (["--ca", "missing.pem"], "argument --ca: can't open 'missing.pem'"),
+    ])
+    def test_bad_options_are_usage_errors(self, server, args, message):
+        proc = self.run(server, "solve", *args, stdin=json.dumps(POSITIONS[0]) + "\n")
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.splitlines()[-1].startswith(f"python -m server.client: error: {message}")
 
     def test_health(self, server):
         proc = self.run(server, "health")
