@@ -18,6 +18,7 @@ Kept free of gRPC imports so that `malilla-dd --help` stays quick.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -75,13 +76,16 @@ class Config:
             raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
         if self.workers < 1:
             raise ValueError(f"workers: {self.workers} (at least 1)")
-        check_memory(self.memory)
+        check_memory(self.memory, self.workers)
         if self.max_concurrent is not None and self.max_concurrent < 1:
             raise ValueError(f"max_concurrent: {self.max_concurrent} (at least 1)")
         if self.max_message < 1024:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K)")
-        if self.grace < 0:
-            raise ValueError(f"grace: {self.grace} seconds (0 or more)")
+        if not 0 <= self.grace < math.inf:
+            raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
+        if self.token is not None and not (self.token.isascii() and self.token.isprintable()
+                                           and self.token and " " not in self.token):
+            raise ValueError("token: must be printable ASCII without spaces, and not empty")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("tls: give both the certificate and the key files, or neither")
 

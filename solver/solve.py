@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -36,10 +37,18 @@ MIN_MEMORY = 1 << 16
 """The fewest bytes a table can have."""
 
 
-def check_memory(memory: int) -> None:
-    """Raise ValueError unless a table can have `memory` bytes."""
+def machine_memory() -> int:
+    """The bytes of memory this machine has."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_memory(memory: int, tables: int = 1) -> None:
+    """Raise ValueError unless `tables` tables of `memory` bytes each can be had."""
     if memory < MIN_MEMORY:
         raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
+    if memory * tables > machine_memory():
+        times = f"{tables} tables of {memory} bytes" if tables > 1 else f"{memory} bytes"
+        raise ValueError(f"memory: {times} is more than this machine's {machine_memory() / 2**30:.1f} GiB")
 
 
 def check_timeout(timeout: float | None) -> None:

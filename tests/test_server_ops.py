@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -550,11 +551,19 @@ class TestConfig:
         (["--workers", "0"], {}, "workers: 0"),
         (["--max-concurrent", "0"], {}, "max_concurrent: 0"),
         (["--grace", "-1"], {}, "grace"),
+        (["--grace", "nan"], {}, "grace: nan seconds (0 or more, finite)"),
+        (["--grace", "inf"], {}, "grace: inf seconds (0 or more, finite)"),
+        (["--token", ""], {}, "token: must be printable ASCII without spaces, and not empty"),
+        (["--token", "two words"], {}, "token: must be"),
+        ([], {"MALILLA_DD_TOKEN": "line\nbreak"}, "token: must be"),
+        (["--memory", "1T"], {}, "--memory: '1T'"),
+        (["--memory", str(1 << 62), "--workers", "1"], {}, f"memory: {1 << 62} bytes is more than this machine's"),
+        (["--workers", "100000"], {}, f"memory: 100000 tables of {256 << 20} bytes is more than this machine's"),
         (["--log-level", "loud"], {}, "log level"),
         (["--tls-key", "k.pem"], {}, "both"),
     ])
     def test_bad_values(self, argv, env, words):
-        with pytest.raises(ValueError, match=words.replace("(", r"\(").replace("[", r"\[")):
+        with pytest.raises(ValueError, match=re.escape(words)):
             self.parse(argv, env)
 
     def test_sizes(self):

@@ -238,6 +238,9 @@ class TestTable:
         assert Solver(1 << 20).memory <= 1 << 20
         with pytest.raises(ValueError, match="memory"):
             Solver(100)
+        for memory in (1 << 62, 1 << 64, 10 ** 20):   # no MemoryError or OverflowError from the core
+            with pytest.raises(ValueError, match=f"^memory: {memory} bytes is more than this machine's .* GiB$"):
+                Solver(memory)
 
     @pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
     def test_a_timeout_must_be_positive_seconds(self, timeout: float) -> None:
