@@ -355,6 +355,9 @@ class Position:
                 card = parse_card(card, self.profile)
             except CardError as e:
                 raise IllegalPlay("card", str(e)) from None
+        elif isinstance(card, bool) or not isinstance(card, int) or not (
+                0 <= card < 64 and card % 16 < len(self.profile.ranks)):
+            raise IllegalPlay("card", f"{quoted(card)} is not a card of the {self.profile.name} deck")
         return self._play(card, "card")
 
     def _require_legal(self, card: int, where: str) -> None:

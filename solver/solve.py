@@ -44,6 +44,8 @@ def machine_memory() -> int:
 
 def check_memory(memory: int, tables: int = 1) -> None:
     """Raise ValueError unless `tables` tables of `memory` bytes each can be had."""
+    if isinstance(memory, bool) or not isinstance(memory, int):
+        raise ValueError(f"memory: {quoted(memory)} is not a whole number of bytes")
     if memory < MIN_MEMORY:
         raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
     if memory * tables > machine_memory():
@@ -53,7 +55,8 @@ def check_memory(memory: int, tables: int = 1) -> None:
 
 def check_timeout(timeout: float | None) -> None:
     """Raise ValueError unless `timeout` is None (no limit) or a positive, finite number of seconds."""
-    if timeout is not None and not 0 < timeout < math.inf:
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not 0 < timeout < math.inf):
         raise ValueError(f"timeout: {quoted(timeout)} is not a positive number of seconds")
 
 
@@ -136,9 +139,9 @@ class Solver:
         """Stop the search running in another thread; it raises `SearchStopped`."""
         self._core.cancel()
 
-    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+    def solve(self, position: Position | dict[str, Any] | str, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
-        """Solve `position` with all hands open.
+        """Solve `position` (a `Position` or its JSON) with all hands open.
 
         mode: "all" scores every legal card (default), "optimal" finds the value
         and every optimal card, "best" the value and one optimal card, "target"
@@ -155,6 +158,8 @@ class Solver:
         if (mode == "target") != (target is not None):
             raise ValueError("target: give a target exactly when mode is 'target'")
         check_timeout(timeout)
+        if not isinstance(position, Position):
+            position = Position.from_json(position)
         position.check_sizes()
         if position.is_over:
             raise PositionError("hands", "the deal is over: nothing is left to play")
@@ -176,8 +181,8 @@ class Solver:
         """The target in the core's unit (points, a capot one above the total)."""
         if isinstance(target, bool) or not isinstance(target, int):
             raise ValueError(f"target: {quoted(target)} is not a whole number")
-        if not capot:
-            return target
+        if not capot:   # beyond the points there are, every target is as sure or as hopeless
+            return max(-1, min(target, position.profile.total_points + 1))
         # the smallest point total of the remaining play whose deal score reaches `target`
         mover = position.to_move & 1
         won = position.points_won()[mover]
@@ -247,7 +252,7 @@ def default_solver() -> Solver:
     return solver
 
 
-def solve(position: Position, mode: str = "all", objective: str = "points", target: int | None = None,
-          timeout: float | None = None) -> Solution:
+def solve(position: Position | dict[str, Any] | str, mode: str = "all", objective: str = "points",
+          target: int | None = None, timeout: float | None = None) -> Solution:
     """Solve `position` with this thread's shared `Solver` (see `Solver.solve`)."""
     return default_solver().solve(position, mode, objective, target, timeout)

@@ -173,6 +173,13 @@ class TestPlay:
             pos.play("10H")                                   # not a Malilla card
         assert err.value.field == "card"
 
+    @pytest.mark.parametrize("card", [None, -1, 10, 64, 999, True, 2.0])
+    def test_play_of_something_that_is_no_card(self, card):
+        """Cards are names or the deck's own indices (0-9 in a suit of Malilla's 16 slots)."""
+        with pytest.raises(IllegalPlay) as err:
+            self.two_tricks().play(card)
+        assert (err.value.field, err.value.problem) == ("card", f"{card!r} is not a card of the malilla deck")
+
 
 # ---------------------------------------------------------------- history
 

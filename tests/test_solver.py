@@ -1,6 +1,7 @@
 """The solver object: the deal-score objective, threads, cancellation, the table."""
 from __future__ import annotations
 
+import json
 import random
 import threading
 from functools import lru_cache
@@ -273,6 +274,41 @@ class TestStaticBounds:
             nodes["plain"] += without.nodes
         assert nodes["bounded"] < nodes["plain"]
         assert plain._core.static_bounds is False and bounded._core.static_bounds is True
+
+
+class TestArguments:
+    start = Position.from_json(deal(MANILLE, 3).to_position_json())
+    position = start.play(start.legal_moves()[0])
+
+    def test_a_position_or_its_json(self) -> None:
+        expected = Solver(1 << 20).solve(self.position).to_json()
+        assert Solver(1 << 20).solve(self.position.to_json()).to_json() == expected
+        assert Solver(1 << 20).solve(json.dumps(self.position.to_json())).to_json() == expected
+        with pytest.raises(PositionError, match="^position: expected a JSON object$"):
+            Solver(1 << 20).solve(None)
+
+    def test_targets_beyond_the_points_there_are(self) -> None:
+        solver = Solver(1 << 20)
+        total = MANILLE.total_points
+        for target, reached in [(total + 1, False), (10 ** 30, False), (0, True), (-(10 ** 30), True)]:
+            s = solver.solve(self.position, mode="target", target=target)
+            assert (s.target, s.reached) == (target, reached)
+
+    @pytest.mark.parametrize("kwargs, message", [
+        ({"timeout": "1"}, "timeout: '1' is not a positive number of seconds"),
+        ({"timeout": True}, "timeout: True is not a positive number of seconds"),
+        ({"mode": "target", "target": 2.5}, "target: 2.5 is not a whole number"),
+    ])
+    def test_arguments_of_the_wrong_type(self, kwargs, message) -> None:
+        with pytest.raises(ValueError) as err:
+            Solver(1 << 20).solve(self.position, **kwargs)
+        assert str(err.value) == message
+
+    @pytest.mark.parametrize("memory", ["1M", None, 1.5e6, True])
+    def test_a_memory_that_is_no_whole_number(self, memory) -> None:
+        with pytest.raises(ValueError) as err:
+            Solver(memory)
+        assert str(err.value) == f"memory: {memory!r} is not a whole number of bytes"
 
 
 class TestSolution:
