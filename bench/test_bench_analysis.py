@@ -16,7 +16,7 @@ import time
 import pytest
 
 from solver import Position, get_profile
-from solver.analysis import analyze
+from solver.analysis import PlayedDeal, analyze
 from solver.deal import deal, random_play
 from solver.solve import Solver
 from solver.table import table_of
@@ -37,7 +37,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def measure(solver: Solver, obj: dict) -> tuple[float, float, int]:
     """(seconds of one first-lead search, seconds of the whole analysis, cards), each from an empty table."""
-    start = Position.from_json(obj)
+    start = PlayedDeal.from_json(obj).start
     solver.clear()
     t0 = time.perf_counter()
     solver.solve(start, mode="all")

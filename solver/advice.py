@@ -55,6 +55,7 @@ from typing import Any
 from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
+from .checks import check_whole
 from .position import Position, PositionError, _cards_field, game_profile, json_object
 from .profiles import Profile
 from .rules import core_rules, trump_index
@@ -431,12 +432,10 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
     """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`)."""
     if not isinstance(view, View):
         view = View.from_json(view)
-    if samples < 1:
-        raise ValueError(f"samples: {samples} must be at least 1")
-    if every < 1:
-        raise ValueError(f"every: {every} must be at least 1")
-    if max_attempts is not None and max_attempts < 1:
-        raise ValueError(f"max_attempts: {max_attempts} must be at least 1")
+    check_whole("samples", samples, 1)
+    check_whole("every", every, 1)
+    if max_attempts is not None:
+        check_whole("max_attempts", max_attempts, 1)
     solver = solver or default_solver()
     rng = random.Random(seed)
     cache: dict = {}
@@ -477,7 +476,7 @@ def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0,
 
 def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> dict[str, Any]:
     """The view JSON of the player to move after `play` from a full deal's position JSON (tests, benchmarks)."""
-    start = Position.from_json(deal)
+    start = Position.from_json({k: v for k, v in deal.items() if k != "play"})
     pos = start
     for c in play:
         pos = pos.play(c)

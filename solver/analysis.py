@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, parse_card, parse_seat
+from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, json_object
 from .profiles import Profile
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -89,7 +90,7 @@ class PlayedDeal:
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
         """Read a played deal; a malformed one raises `PositionError` naming the field."""
         obj = json_object(obj, "deal")
-        start = Position.from_json(obj)
+        start = Position.from_json({k: v for k, v in obj.items() if k != "play"})
         profile = start.profile
         if start.trick or start.tricks_played:
             raise PositionError("hands", "a played deal starts from four full hands and no card played")
@@ -364,8 +365,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     (a double-dummy cost, but the best card on what was visible) is told from
     a mistake.
     """
-    if single_dummy < 0:
-        raise ValueError(f"single_dummy: {single_dummy} must be 0 (off) or more")
+    check_whole("single_dummy", single_dummy, 0)
+    check_whole("seed", seed)
     if not isinstance(deal, PlayedDeal):
         deal = PlayedDeal.from_json(deal)
     if solver is None:

@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from .checks import check_whole
 from .position import Position, json_object
 from .profiles import get_profile
 from .quoting import quoted
@@ -62,7 +63,7 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
     options = options or {}
     timeout = options.get("timeout")
     if job == "solve":
-        sol = solver.solve(Position.from_json(item), mode=options.get("mode", "all"),
+        sol = solver.solve(item, mode=options.get("mode", "all"),
                            objective=options.get("objective", "points"), target=options.get("target"),
                            timeout=timeout)
         return sol.to_json()
@@ -270,12 +271,11 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
         raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
     if (source is None) == (deals is None):
         raise ValueError("give an input file, or --deals N (with --game and --seed), not both")
-    if deals is not None and deals < 1:
-        raise ValueError(f"deals: {deals} must be at least 1")
-    if chunk < 1:
-        raise ValueError(f"chunk: {chunk} must be at least 1")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers: {workers} must be at least 1")
+    if deals is not None:
+        check_whole("deals", deals, 1)
+    check_whole("chunk", chunk, 1)
+    if workers is not None:
+        check_whole("workers", workers, 1)
     options = dict(options or {})
     if job == "puzzles":
         from .puzzles import check_options

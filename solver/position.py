@@ -102,6 +102,9 @@ class Position:
         and the trick: enough to ask which cards are legal, not to solve.
         """
         obj = json_object(obj)
+        if "play" in obj:   # a played deal: its start is not the position the cards lead to
+            raise PositionError("play", "a position does not take the cards played: give the position "
+                                "after them (with its `history`), or analyze the played deal")
         profile = game_profile(obj)
         trump = cls._read_trump(obj.get("trump"), profile)
         hands = cls._read_hands(obj.get("hands"), profile, strict)

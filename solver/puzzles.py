@@ -62,6 +62,7 @@ from typing import Any
 from . import _core
 from .analysis import PlayedDeal
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
+from .checks import check_whole
 from .deal import deal
 from .position import Position
 from .profiles import Profile
@@ -296,8 +297,8 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     bounds the search; `progress(attempts, found)` is called after each attempt.
     """
     check_options(min_tricks, max_tricks, margin, profile, count)
-    if max_attempts is not None and max_attempts < 1:
-        raise ValueError(f"max_attempts: {max_attempts} must be at least 1")
+    if max_attempts is not None:
+        check_whole("max_attempts", max_attempts, 1)
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     rng = random.Random(seed)
@@ -342,14 +343,14 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
                   count: int = 1) -> None:
     """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
     `profile`, when given), margin >= 1 and count (the puzzles asked for) >= 1."""
+    check_whole("min_tricks", min_tricks)
+    check_whole("max_tricks", max_tricks)
     most = max_tricks if profile is None else profile.cards_per_hand
     if not 1 <= min_tricks <= max_tricks <= most:
         bound = "" if profile is None else f" <= {profile.cards_per_hand}"
         raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}){bound}")
-    if margin < 1:
-        raise ValueError(f"margin: {margin} must be at least 1")
-    if count < 1:
-        raise ValueError(f"count: {count} must be at least 1")
+    check_whole("margin", margin, 1)
+    check_whole("count", count, 1)
 
 
 # ------------------------------------------------------------ for people

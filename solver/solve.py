@@ -17,6 +17,7 @@ from typing import Any
 
 from . import _core
 from .cards import card_name, sort_key
+from .checks import check_whole
 from .position import Position, PositionError
 from .quoting import quoted
 from .rules import core_rules
@@ -44,8 +45,7 @@ def machine_memory() -> int:
 
 def check_memory(memory: int, tables: int = 1) -> None:
     """Raise ValueError unless `tables` tables of `memory` bytes each can be had."""
-    if isinstance(memory, bool) or not isinstance(memory, int):
-        raise ValueError(f"memory: {quoted(memory)} is not a whole number of bytes")
+    check_whole("memory", memory)
     if memory < MIN_MEMORY:
         raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
     if memory * tables > machine_memory():
@@ -179,8 +179,7 @@ class Solver:
 
     def _target_points(self, position: Position, target: int, capot: bool) -> int:
         """The target in the core's unit (points, a capot one above the total)."""
-        if isinstance(target, bool) or not isinstance(target, int):
-            raise ValueError(f"target: {quoted(target)} is not a whole number")
+        check_whole("target", target)
         if not capot:   # beyond the points there are, every target is as sure or as hopeless
             return max(-1, min(target, position.profile.total_points + 1))
         # the smallest point total of the remaining play whose deal score reaches `target`

@@ -220,13 +220,15 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
 
 
 def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...], bool]:
-    """Read a full deal for the table: the position JSON with `trump` and `leader` optional.
+    """Read a full deal for the table: the position JSON with `trump` and `leader` optional
+    (or a played deal, whose start it is).
 
     Returns (position, the trump given or None, the dealers for par, pending
     doubling). The dealer is `dealer` when given, else the seat before
     `leader`; with neither, par is given for every dealer.
     """
     obj = dict(json_object(obj))
+    obj.pop("play", None)
     trump = obj.get("trump")
     if trump is None:
         obj["trump"] = "S"   # a placeholder: every trump is solved

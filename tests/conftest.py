@@ -113,6 +113,11 @@ def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
     assert missed.cards == ()
 
 
+def start_of(obj: dict) -> Position:
+    """The start position of a played deal (its JSON without the `play`)."""
+    return Position.from_json({k: v for k, v in obj.items() if k != "play"})
+
+
 def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict:
     """A seeded deal (with its dealer and, in Malilla, its shown card) and random legal play from it:
     the input of `malilla-dd analyze` and AnalyzePlay."""

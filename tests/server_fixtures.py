@@ -14,7 +14,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from conftest import load_vectors, played_deal
+from conftest import load_vectors, played_deal, start_of
 from server import convert
 from server._proto import pb, pb_grpc
 from server.client import Client
@@ -160,7 +160,7 @@ def illegal_play(game: str, seed: int) -> tuple[dict, int, str]:
     index and the rule it breaks (as the rules engine words it)."""
     for s in range(seed, seed + 50):
         obj = played_deal(game, s)
-        position = Position.from_json(obj)
+        position = start_of(obj)
         for i, card in enumerate(obj["play"]):
             wrong = sorted(set(position.hand(position.to_move)) - set(position.legal_moves()))
             if wrong and i >= 5:

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import played_deal
+from conftest import played_deal, start_of
 from solver import Position
 from solver.advice import (View, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
@@ -32,7 +32,7 @@ def _trick_state(profile, trump, trick):
 def triggers(obj: dict) -> list[tuple[str, int, int]]:
     """The inferences that the public play of `obj` gives, as (rule, play index, seat), with each
     rule stated from RULES.md independently of the library's inference code."""
-    start = Position.from_json(obj)
+    start = start_of(obj)
     profile, trump = start.profile, start.trump
     t = None if trump == "NT" else "SHDC".index(trump)
     pos, out = start, []
@@ -68,7 +68,7 @@ def holds_then(obj: dict, hands, index: int, seat: int) -> list[int]:
     """The hand `seat` held before playing card `index`: its sampled current hand plus what it played
     from then on."""
     profile = get_profile_of(obj)
-    start = Position.from_json(obj)
+    start = start_of(obj)
     pos, later = start, 0
     for i, name in enumerate(obj["play"]):
         if i >= index and pos.to_move == seat:
@@ -78,13 +78,13 @@ def holds_then(obj: dict, hands, index: int, seat: int) -> list[int]:
 
 
 def get_profile_of(obj):
-    return Position.from_json(obj).profile
+    return start_of(obj).profile
 
 
 def forbidden(rule: str, obj: dict, index: int) -> int:
     """The cards that inference `rule` of card `index` says its player did not hold then (a mask),
     stated from RULES.md."""
-    start = Position.from_json(obj)
+    start = start_of(obj)
     profile, trump = start.profile, start.trump
     t = None if trump == "NT" else "SHDC".index(trump)
     pos = start
@@ -121,7 +121,7 @@ def steered_deal(game: str, seed: int, style: str) -> dict:
     protected seven ends up discarded); "low" plays the lowest card and keeps trumps (Manille's
     undertrump)."""
     obj = played_deal(game, seed, cards=0)
-    pos = Position.from_json(obj)
+    pos = start_of(obj)
     t, rng, play = pos.trump, random.Random(seed), []
     while not pos.is_over:
         gone = {c[-1] for c in play if c.startswith("7")}
@@ -164,7 +164,7 @@ def occurrences(game: str, rule: str, wanted: int = 3):
 
 
 def _players(obj):
-    pos = Position.from_json(obj)
+    pos = start_of(obj)
     for name in obj["play"]:
         yield pos.to_move
         pos = pos.play(name)
@@ -194,7 +194,7 @@ def test_the_real_layout_is_always_consistent():
     for game in ("malilla", "manille"):
         for seed in range(6):
             obj = played_deal(game, seed)
-            pos = Position.from_json(obj)
+            pos = start_of(obj)
             for k, name in enumerate(obj["play"][:-1]):
                 pos = pos.play(name)
                 if k % 5:
@@ -283,7 +283,7 @@ def _determined():
             for k in range(n - 10, n - 1):
                 view = View.from_json(view_of(obj, obj["play"][:k]))
                 if count_layouts(view) == 1:
-                    pos = Position.from_json(obj)
+                    pos = start_of(obj)
                     for name in obj["play"][:k]:
                         pos = pos.play(name)
                     if len(pos.legal_moves()) >= 2 and bin(view.unseen).count("1") >= 4:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import load_vectors, played_deal
+from conftest import load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
 from solver.cards import SEATS, card_points, parse_card
@@ -29,7 +29,7 @@ def illegal_at(game: str, seed: int) -> tuple[dict, int, str]:
     profile = get_profile(game)
     for s in range(seed, seed + 50):
         obj = played_deal(game, s)
-        start = Position.from_json(obj)
+        start = start_of(obj)
         position = start
         for i, card in enumerate(obj["play"]):
             held = position.hand(position.to_move)
@@ -84,7 +84,7 @@ class TestAgainstFreshSearches:
 
     def test_an_optimal_line_costs_nothing(self) -> None:
         obj = played_deal("manille", 4)
-        start = Position.from_json(obj)
+        start = start_of(obj)
         line = list(Solver().solve(start, mode="best").line)
         assert len(line) == 32
         analysis = analyze({**obj, "play": line}, Solver())
@@ -130,7 +130,7 @@ class TestIllegalCards:
         assert len(analysis.cards) == index
         ill = analysis.illegal
         assert (ill.index, ill.card, ill.rule) == (index, obj["play"][index], rule)
-        position = Position.from_json(obj)
+        position = start_of(obj)
         for card in obj["play"][:index]:
             position = position.play(card)
         assert ill.seat == SEATS[position.to_move]
@@ -167,7 +167,7 @@ class TestIllegalCards:
 
     def test_a_card_not_held_and_a_first_card(self) -> None:
         obj = played_deal("manille", 3)
-        start = Position.from_json(obj)
+        start = start_of(obj)
         other = next(c for c in start.hand((start.leader + 1) % 4))
         analysis = analyze({**obj, "play": [other]}, Solver())
         assert analysis.cards == () and analysis.illegal.index == 0
@@ -183,7 +183,7 @@ class TestPartialDeals:
         analysis = analyze(obj, Solver())
         r = analysis.result
         assert len(analysis.cards) == cards and not r.complete and r.score is None
-        start = Position.from_json(obj)
+        start = start_of(obj)
         total = start.profile.total_points
         fresh = Solver(SMALL).solve(start, mode="all").value
         assert r.dd_points[SEATS.index(obj["leader"]) % 2] == fresh
@@ -245,7 +245,7 @@ class TestResult:
         for seed in range(6):
             obj = played_deal("manille", seed, 4)
             r = analyze(obj, Solver()).result
-            start = Position.from_json(obj)
+            start = start_of(obj)
             signed = Solver(SMALL).solve(start, mode="best", objective="score").value
             if start.to_move % 2:
                 signed = -signed
@@ -325,7 +325,7 @@ class TestPlayedDealInput:
 
     def test_shown_card_belongs_to_the_dealer_and_fixes_trump(self) -> None:
         obj = self.base()
-        start = Position.from_json(obj)
+        start = start_of(obj)
         dealer = SEATS.index(obj["dealer"])
         other = start.hand((dealer + 1) % 4)[0]
         with pytest.raises(PositionError, match="not in the dealer"):
@@ -339,7 +339,7 @@ class TestPlayedDealInput:
         obj = played_deal("manille", 3, 4)
         with pytest.raises(PositionError, match="no dealer's bonus"):
             PlayedDeal.from_json({**obj, "shown": "10S"})
-        later = Position.from_json(obj)
+        later = start_of(obj)
         for c in obj["play"]:
             later = later.play(c)
         with pytest.raises(PositionError, match="full hands"):
@@ -347,5 +347,5 @@ class TestPlayedDealInput:
 
 
 def test_single_dummy_samples_cannot_be_negative():
-    with pytest.raises(ValueError, match=r"single_dummy: -1 must be 0 \(off\) or more"):
+    with pytest.raises(ValueError, match=r"^single_dummy: -1 must be at least 0$"):
         analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference as ref
-from conftest import load_vectors
+from conftest import load_vectors, played_deal
 from solver import IllegalPlay, Position, PositionError
 
 
@@ -92,6 +92,15 @@ class TestNotation:
             Position.from_json(malilla({"N": text, "W": "KC 5C", "S": "2S 4H", "E": "7D QC"}))
         assert err.value.field == "hands.N"
         assert err.value.problem == f"'{text}' is not a card (rank then suit, like 7S; cards are separated by spaces)"
+
+    def test_a_played_deal_is_not_taken_for_its_start(self):
+        """Its `play` would be ignored, and the start of the deal solved instead of the position after it."""
+        obj = played_deal("malilla", 3, 6)
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert err.value.field == "play"
+        assert err.value.problem == ("a position does not take the cards played: give the position after them "
+                                     "(with its `history`), or analyze the played deal")
 
     def test_hands_as_lists(self):
         listed = malilla({k: v.split() for k, v in self.BASE.items()}, trump="D")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT
+from conftest import PROJECT, start_of
 from server import convert
 from server._proto import pb
 from server.client import Client, InvalidRequest, RemoteError
@@ -166,7 +166,7 @@ class TestAnalyzePlay:
 
     def test_a_card_the_seat_does_not_hold_is_illegal_too(self, stub):
         obj = played_deal("manille", 8)
-        start = Position.from_json(obj)
+        start = start_of(obj)
         elsewhere = start.hand(SEATS[(start.to_move + 2) % 4])[0]   # the partner's card
         obj = {**obj, "play": [elsewhere] + obj["play"][1:]}
         expected = library_analysis(obj)

@@ -308,7 +308,7 @@ class TestArguments:
     def test_a_memory_that_is_no_whole_number(self, memory) -> None:
         with pytest.raises(ValueError) as err:
             Solver(memory)
-        assert str(err.value) == f"memory: {memory!r} is not a whole number of bytes"
+        assert str(err.value) == f"memory: {memory!r} is not a whole number"
 
 
 class TestSolution:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import load_vectors
+from conftest import load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, Position, PositionError, get_profile
 from solver.cards import SEATS
 from solver.deal import deal
@@ -137,6 +137,10 @@ class TestInput:
         assert read_table_input(no_leader)[2] == (2,)
         with pytest.raises(PositionError, match="dealer: S deals, so W leads the first trick, not E"):
             read_table_input({**obj, "dealer": "S", "leader": "E", "to_move": "E"})
+
+    def test_a_played_deal_is_tabled_from_its_start(self) -> None:
+        obj = played_deal("manille", 4, 10)
+        assert table_of(obj, Solver()).to_json() == table_of(start_of(obj).to_json(), Solver()).to_json()
 
     def test_not_a_full_deal(self) -> None:
         obj = seeded("manille", 3, 2)

@@ -1,0 +1,55 @@
+"""Whole-number arguments of the library: a wrong type or a value too small is a ValueError
+naming the argument, from every function that takes one, never a TypeError from deep inside."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import played_deal, start_of
+from solver import MANILLE
+from solver.advice import advise, view_of
+from solver.analysis import analyze
+from solver.batch import run_batch
+from solver.checks import check_whole
+from solver.puzzles import generate, mine
+from solver.solve import Solver
+
+
+@pytest.mark.parametrize("value, least, message", [
+    ("3", None, "n: '3' is not a whole number"),
+    (2.0, None, "n: 2.0 is not a whole number"),
+    (None, 1, "n: None is not a whole number"),
+    (True, 0, "n: True is not a whole number"),
+    (0, 1, "n: 0 must be at least 1"),
+    (-3, 0, "n: -3 must be at least 0"),
+])
+def test_refusals(value, least, message):
+    with pytest.raises(ValueError) as err:
+        check_whole("n", value, least)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("value, least", [(0, None), (-5, None), (1, 1), (2 ** 70, 0)])
+def test_acceptances(value, least):
+    check_whole("n", value, least)
+
+
+DEAL = played_deal("manille", 5, 12)
+VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda s: analyze(DEAL, s, single_dummy="3"), "single_dummy: '3' is not a whole number"),
+    (lambda s: analyze(DEAL, s, single_dummy=2, seed="x"), "seed: 'x' is not a whole number"),
+    (lambda s: advise(VIEW, samples=2.5, solver=s), "samples: 2.5 is not a whole number"),
+    (lambda s: advise(VIEW, samples=2, max_attempts=0, solver=s), "max_attempts: 0 must be at least 1"),
+    (lambda s: list(generate(MANILLE, "2", 1, solver=s)), "count: '2' is not a whole number"),
+    (lambda s: list(generate(MANILLE, 1, 1, min_tricks=None, solver=s)), "min_tricks: None is not a whole number"),
+    (lambda s: list(mine(DEAL, margin=1.5, solver=s)), "margin: 1.5 is not a whole number"),
+    (lambda s: run_batch("solve", None, game="manille", deals=2, chunk="2"), "chunk: '2' is not a whole number"),
+    (lambda s: s.solve(start_of(DEAL), mode="target", target=2.5), "target: 2.5 is not a whole number"),
+], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "generate-count",
+        "generate-tricks", "mine-margin", "batch-chunk", "solve-target"])
+def test_each_function_names_its_argument(call, message):
+    with pytest.raises(ValueError) as err:
+        call(Solver(1 << 20))
+    assert str(err.value) == message
