@@ -83,8 +83,8 @@ class Config:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K)")
         if not 0 <= self.grace < math.inf:
             raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
-        if self.token is not None and not (self.token.isascii() and self.token.isprintable()
-                                           and self.token and " " not in self.token):
+        token = self.token
+        if token is not None and (not token or " " in token or not (token.isascii() and token.isprintable())):
             raise ValueError("token: must be printable ASCII without spaces, and not empty")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("tls: give both the certificate and the key files, or neither")
