@@ -48,9 +48,10 @@ def check_memory(memory: int, tables: int = 1) -> None:
     check_whole("memory", memory)
     if memory < MIN_MEMORY:
         raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
-    if memory * tables > machine_memory():
+    available = machine_memory()
+    if memory * tables > available:
         times = f"{tables} tables of {memory} bytes" if tables > 1 else f"{memory} bytes"
-        raise ValueError(f"memory: {times} is more than this machine's {machine_memory() / 2**30:.1f} GiB")
+        raise ValueError(f"memory: {times} is more than this machine's {available / 2**30:.1f} GiB")
 
 
 def check_timeout(timeout: float | None) -> None:
