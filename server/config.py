@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from solver.checks import check_whole
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, check_memory
 
@@ -74,11 +75,10 @@ class Config:
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
-        if self.workers < 1:
-            raise ValueError(f"workers: {self.workers} (at least 1)")
+        check_whole("workers", self.workers, 1)
         check_memory(self.memory, self.workers)
-        if self.max_concurrent is not None and self.max_concurrent < 1:
-            raise ValueError(f"max_concurrent: {self.max_concurrent} (at least 1)")
+        if self.max_concurrent is not None:
+            check_whole("max_concurrent", self.max_concurrent, 1)
         if self.max_message < 1024:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K)")
         if not 0 <= self.grace < math.inf:

@@ -38,11 +38,12 @@ from grpc_status import rpc_status
 from solver.advice import View, advise_iter
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
+from solver.checks import check_whole
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
 from solver.puzzles import generate
 from solver.quoting import quoted
-from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver
+from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory
 from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
@@ -455,11 +456,9 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     """Translates and calls the library; see the module docstring for the worker model."""
 
     def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8) -> None:
-        if workers < 1:
-            raise ValueError(f"workers: {workers} (at least 1)")
-        if max_concurrent < 1:
-            raise ValueError(f"max_concurrent: {max_concurrent} (at least 1)")
-        Solver(memory)   # checks the size now rather than in the first call (the table is not touched)
+        check_whole("workers", workers, 1)
+        check_whole("max_concurrent", max_concurrent, 1)
+        check_memory(memory, workers)   # now rather than in each worker's first call
         self.workers = workers
         self.memory = memory
         self.admission = _Admission(max_concurrent)
