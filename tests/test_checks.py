@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import played_deal, start_of
+from conftest import played_deal
 from solver import MANILLE
 from solver.advice import advise, view_of
 from solver.analysis import analyze
@@ -46,9 +46,8 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
     (lambda s: list(generate(MANILLE, 1, 1, min_tricks=None, solver=s)), "min_tricks: None is not a whole number"),
     (lambda s: list(mine(DEAL, margin=1.5, solver=s)), "margin: 1.5 is not a whole number"),
     (lambda s: run_batch("solve", None, game="manille", deals=2, chunk="2"), "chunk: '2' is not a whole number"),
-    (lambda s: s.solve(start_of(DEAL), mode="target", target=2.5), "target: 2.5 is not a whole number"),
 ], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "generate-count",
-        "generate-tricks", "mine-margin", "batch-chunk", "solve-target"])
+        "generate-tricks", "mine-margin", "batch-chunk"])
 def test_each_function_names_its_argument(call, message):
     with pytest.raises(ValueError) as err:
         call(Solver(1 << 20))
