@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import sys
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
@@ -228,10 +230,23 @@ def _dist(counter: Counter) -> dict[str, Any]:
 def local_cluster(workers: int | None = None, memory_limit: str | int = 0):
     """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
-    machine may hold."""
+    machine may hold. A Ctrl-C while the workers start is held until they have, since Dask cannot
+    close a cluster half started; the cluster is then closed and KeyboardInterrupt raised."""
     from distributed import LocalCluster
-    return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                        dashboard_address=":0", memory_limit=memory_limit, silence_logs=40)
+
+    held: list[int] = []
+    holding = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: held.append(1)) if holding else None
+    try:
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", memory_limit=memory_limit, silence_logs=40)
+    finally:
+        if holding:
+            signal.signal(signal.SIGINT, previous)
+    if held:
+        cluster.close()
+        raise KeyboardInterrupt
+    return cluster
 
 
 def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[int, Any]]]:

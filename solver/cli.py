@@ -250,9 +250,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
                "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
                "margin": args.margin}
     stats = BatchStats() if (args.stats or args.stats_file) else None
-    summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
-                        game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
-                        progress=args.progress or sys.stderr.isatty(), stats=stats)
+    try:
+        summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
+                            game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
+                            progress=args.progress or sys.stderr.isatty(), stats=stats)
+    except KeyboardInterrupt:
+        if args.output and os.path.exists(args.output):
+            print(f"the items done are in {args.output}; the same command goes on from them", file=sys.stderr)
+        raise
     print(f"{summary['done']} items done, {summary['skipped']} skipped (finished before), "
           f"{summary['total']} in all", file=sys.stderr)
     if stats is not None:
@@ -433,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print(f"{args.command_parser.prog}: interrupted", file=sys.stderr)
+        return 130
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
         args.command_parser.error(str(e))
 

@@ -6,7 +6,13 @@ them fail (never skip).
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -125,3 +131,18 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
     obj["play"] = random_play(Position.from_json(obj), random.Random(seed), cards)
     obj.update(extra)
     return obj
+
+
+def interrupted_cli(args: list[str], ready: Callable[[], bool], stdin: Path | None = None,
+                    stdout: Path | None = None) -> tuple[int, str]:
+    """Run `malilla-dd args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr."""
+    with open(stdin or os.devnull, encoding="utf-8") as source, open(stdout or os.devnull, "w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *args], stdin=source, stdout=sink,
+                                stderr=subprocess.PIPE, text=True, cwd=PROJECT,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 60
+        while not ready() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    return proc.returncode, err

@@ -5,11 +5,14 @@ import io
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
+from conftest import PROJECT, interrupted_cli
 from solver import Position
 from solver.analysis import analyze
 from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk
@@ -174,6 +177,35 @@ def test_cli_batch_on_a_cluster_address_with_stats(cluster, tmp_path, capsys):
     assert main(["batch", "solve", "--game", "manille", "--deals", "3", "--address", lc.scheduler_address]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     check_complete(printed, 3)
+
+
+def test_ctrl_c_leaves_the_items_done_and_the_same_command_goes_on(cluster, tmp_path, capsys):
+    lc, _ = cluster
+    out = tmp_path / "solve.jsonl"
+    args = ["batch", "solve", "--game", "manille", "--deals", "600", "--seed", "8", "--chunk", "2",
+            "--address", lc.scheduler_address, "-o", str(out)]
+    code, err = interrupted_cli(args, lambda: out.exists() and out.read_text().count("\n") >= 8)
+    assert code == 130
+    assert err == f"the items done are in {out}; the same command goes on from them\nmalilla-dd batch: interrupted\n"
+    before = len(read_done(str(out)))
+    assert 8 <= before < 600
+    assert main(args) == 0
+    assert f"{600 - before} items done, {before} skipped (finished before), 600 in all" in capsys.readouterr().err
+    check_complete(read_lines(out), 600)
+
+
+def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
+    script = ("import os, signal, threading\n"
+              "import distributed\n"
+              "from solver.batch import local_cluster\n"
+              "threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
+              "try:\n"
+              "    local_cluster(1)\n"
+              "except KeyboardInterrupt:\n"
+              "    print('interrupted')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=PROJECT, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")
 
 
 def test_batch_needs_one_source(capsys):

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from conftest import PROJECT, load_vectors
-from solver import Position, PositionError
+from conftest import PROJECT, interrupted_cli, load_vectors
+from solver import Position, PositionError, get_profile
+from solver.deal import deal
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
 
@@ -186,3 +187,15 @@ class TestReadmeCommand:
         assert "pytest" in command
         ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
         assert command in [line.strip() for line in ci]
+
+
+def test_ctrl_c_stops_with_the_answers_so_far_and_no_traceback(tmp_path):
+    deals = tmp_path / "deals.jsonl"
+    deals.write_text("".join(json.dumps(deal(get_profile("malilla"), seed=i).to_position_json()) + "\n"
+                             for i in range(2000)))
+    out = tmp_path / "out.jsonl"
+    code, err = interrupted_cli(["solve"], lambda: out.exists() and out.read_text().count("\n") >= 2,
+                                stdin=deals, stdout=out)
+    assert (code, err) == (130, "malilla-dd solve: interrupted\n")
+    answered = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 2 <= len(answered) < 2000 and all("value" in a for a in answered)
