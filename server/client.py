@@ -232,35 +232,39 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     roots = args.ca.read() if args.ca else None
-    with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
-        if args.command == "health":
-            try:
-                print(client.health())
-            except RemoteError as e:
-                print(e, file=sys.stderr)
-                return 1
-            return 0
-        status = 0
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            try:
-                if args.command == "legal":
-                    answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
-                elif args.command == "analyze":
-                    answer = client.analyze_play(line)
-                elif args.command == "table":
-                    answer = client.table(line)
-                else:
-                    answer = client.solve(line, args.mode, args.objective, args.target).to_json()
-            except RemoteError as e:
-                answer = {"error": e.details, "code": e.code.name}
-                if e.code not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED):
-                    status = 1
-            except ValueError as e:   # not JSON, or a bad option
-                answer = {"error": str(e)}
-            print(json.dumps(answer), flush=True)
-        return status
+    try:
+        with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
+            if args.command == "health":
+                try:
+                    print(client.health())
+                except RemoteError as e:
+                    print(e, file=sys.stderr)
+                    return 1
+                return 0
+            status = 0
+            for line in sys.stdin:
+                if not line.strip():
+                    continue
+                try:
+                    if args.command == "legal":
+                        answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
+                    elif args.command == "analyze":
+                        answer = client.analyze_play(line)
+                    elif args.command == "table":
+                        answer = client.table(line)
+                    else:
+                        answer = client.solve(line, args.mode, args.objective, args.target).to_json()
+                except RemoteError as e:
+                    answer = {"error": e.details, "code": e.code.name}
+                    if e.code not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED):
+                        status = 1
+                except ValueError as e:   # not JSON, or a bad option
+                    answer = {"error": str(e)}
+                print(json.dumps(answer), flush=True)
+            return status
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

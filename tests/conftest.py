@@ -133,11 +133,11 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
     return obj
 
 
-def interrupted_cli(args: list[str], ready: Callable[[], bool], stdin: Path | None = None,
-                    stdout: Path | None = None) -> tuple[int, str]:
-    """Run `malilla-dd args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr."""
+def interrupted(module: str, args: list[str], ready: Callable[[], bool], stdin: Path | None = None,
+                stdout: Path | None = None) -> tuple[int, str]:
+    """Run `python -m module args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr."""
     with open(stdin or os.devnull, encoding="utf-8") as source, open(stdout or os.devnull, "w") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *args], stdin=source, stdout=sink,
+        proc = subprocess.Popen([sys.executable, "-m", module, *args], stdin=source, stdout=sink,
                                 stderr=subprocess.PIPE, text=True, cwd=PROJECT,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 60

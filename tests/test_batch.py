@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import PROJECT, interrupted_cli
+from conftest import PROJECT, interrupted
 from solver import Position
 from solver.analysis import analyze
 from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk
@@ -184,7 +184,7 @@ def test_ctrl_c_leaves_the_items_done_and_the_same_command_goes_on(cluster, tmp_
     out = tmp_path / "solve.jsonl"
     args = ["batch", "solve", "--game", "manille", "--deals", "600", "--seed", "8", "--chunk", "2",
             "--address", lc.scheduler_address, "-o", str(out)]
-    code, err = interrupted_cli(args, lambda: out.exists() and out.read_text().count("\n") >= 8)
+    code, err = interrupted("solver.cli", args, lambda: out.exists() and out.read_text().count("\n") >= 8)
     assert code == 130
     assert err == f"the items done are in {out}; the same command goes on from them\nmalilla-dd batch: interrupted\n"
     before = len(read_done(str(out)))

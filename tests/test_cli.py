@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import PROJECT, interrupted_cli, load_vectors
+from conftest import PROJECT, interrupted, load_vectors
 from solver import Position, PositionError, get_profile
 from solver.deal import deal
 
@@ -194,7 +194,7 @@ def test_ctrl_c_stops_with_the_answers_so_far_and_no_traceback(tmp_path):
     deals.write_text("".join(json.dumps(deal(get_profile("malilla"), seed=i).to_position_json()) + "\n"
                              for i in range(2000)))
     out = tmp_path / "out.jsonl"
-    code, err = interrupted_cli(["solve"], lambda: out.exists() and out.read_text().count("\n") >= 2,
+    code, err = interrupted("solver.cli", ["solve"], lambda: out.exists() and out.read_text().count("\n") >= 2,
                                 stdin=deals, stdout=out)
     assert (code, err) == (130, "malilla-dd solve: interrupted\n")
     answered = [json.loads(line) for line in out.read_text().splitlines()]

@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT, load_vectors, played_deal
+from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server import convert, service
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, StreamError
@@ -545,6 +545,15 @@ class TestClientCommand:
         proc = self.run(server, "solve", *args, stdin=json.dumps(POSITIONS[0]) + "\n")
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.splitlines()[-1].startswith(f"python -m server.client: error: {message}")
+
+    def test_ctrl_c_stops_with_the_answers_so_far_and_no_traceback(self, server, tmp_path):
+        positions, out = tmp_path / "positions.jsonl", tmp_path / "out.jsonl"
+        positions.write_text((json.dumps(POSITIONS[0]) + "\n") * 5000)
+        code, err = interrupted("server.client", ["solve", "--address", f"127.0.0.1:{server.port}"],
+                                lambda: out.exists() and out.read_text().count("\n") >= 2, stdin=positions, stdout=out)
+        assert (code, err) == (130, "python -m server.client: interrupted\n")
+        answered = [json.loads(line) for line in out.read_text().splitlines()]
+        assert 2 <= len(answered) < 5000 and all("value" in a for a in answered)
 
     def test_health(self, server):
         proc = self.run(server, "health")
