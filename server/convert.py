@@ -89,9 +89,10 @@ def _set_hands(msg: pb.Hands, hands: Any) -> None:
 
 
 def _json_object(obj: Any) -> dict[str, Any]:
-    """A dict from the JSON text or dict a client passes (values copied as they are)."""
+    """A dict from the JSON text or dict a client passes (values copied as they are; a leading
+    byte-order mark is dropped)."""
     if isinstance(obj, (str, bytes)):
-        obj = json.loads(obj)
+        obj = json.loads(obj.removeprefix("\ufeff") if isinstance(obj, str) else obj)
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
     return obj

@@ -38,10 +38,11 @@ class IllegalPlay(PositionError):
 
 
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position") -> dict[str, Any]:
-    """`obj` as a JSON object, parsing text; anything else raises `PositionError` on `field`."""
+    """`obj` as a JSON object, parsing text (a leading byte-order mark is dropped, as `json.loads`
+    drops it from bytes); anything else raises `PositionError` on `field`."""
     if isinstance(obj, (str, bytes)):
         try:
-            obj = json.loads(obj)
+            obj = json.loads(obj.removeprefix("\ufeff") if isinstance(obj, str) else obj)
         except (ValueError, RecursionError) as e:
             raise PositionError(field, f"not valid JSON ({e})") from None
     if not isinstance(obj, dict):

@@ -585,6 +585,11 @@ class TestMalformedPositions:
     def test_not_json(self, text):
         assert field_of(text) == "position"
 
+    @pytest.mark.parametrize("encode", [lambda text: "\ufeff" + text, lambda text: ("\ufeff" + text).encode()])
+    def test_a_byte_order_mark_is_dropped(self, encode):
+        text = json.dumps({k: v for k, v in played_deal("malilla", 1).items() if k != "play"})
+        assert Position.from_json(encode(text)).to_json() == Position.from_json(text).to_json()
+
     @pytest.mark.parametrize("text", ["[1, 2]", "3", "null", '"malilla"', "true"])
     def test_json_that_is_not_an_object(self, text):
         assert field_of(text) == "position"

@@ -131,6 +131,10 @@ class TestSolve:
             assert got == dataclasses.replace(expected, nodes=got.nodes, line=got.line)
             assert got.nodes > 0 and got.line[0] in expected.best
 
+    def test_client_drops_a_byte_order_mark(self, client):
+        text = json.dumps(POSITIONS[5])
+        assert client.solve("\ufeff" + text).values == client.solve(text).values
+
 
 class TestLegalMoves:
     @pytest.mark.parametrize("name", ["legal", "rules"])
