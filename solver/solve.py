@@ -111,12 +111,14 @@ class Solver:
     """A double-dummy solver with its own transposition table.
 
     Keep one per thread: the search runs without the GIL, so solvers in two
-    threads use two cores. Positions of one deal share the table's bounds.
+    threads use two cores. Threads that share one take turns with it. Positions
+    of one deal share the table's bounds.
     """
 
     def __init__(self, memory: int = DEFAULT_MEMORY) -> None:
         check_memory(memory)
         self._core = _core.Core(memory)
+        self._turn = threading.Lock()   # one search or clear at a time on the table
 
     @property
     def memory(self) -> int:
@@ -134,7 +136,8 @@ class Solver:
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        self._core.clear()
+        with self._turn:
+            self._core.clear()
 
     def cancel(self) -> None:
         """Stop the search running in another thread; it raises `SearchStopped`."""
@@ -174,8 +177,9 @@ class Solver:
         goal = 0
         if mode == "target":
             goal = self._target_points(position, target, capot)
-        value, scored, line, nodes, total = self._core.solve(
-            rules, signature, hands, trump, leader, trick, led, won, mode, goal, timeout or 0.0)
+        with self._turn:
+            value, scored, line, nodes, total = self._core.solve(
+                rules, signature, hands, trump, leader, trick, led, won, mode, goal, timeout or 0.0)
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def _target_points(self, position: Position, target: int, capot: bool) -> int:

@@ -128,6 +128,26 @@ class TestThreads:
             t.join()
         assert [got[i] for i in range(6)] == expected
 
+    def test_threads_sharing_one_solver_take_turns(self) -> None:
+        """Two threads solving other deals, and clearing, on one solver: each gets its own answers."""
+        positions = [Position.from_json(deal(MALILLA, 100 + s).to_position_json()) for s in range(12)]
+        expected = [Solver().solve(p).values for p in positions]
+        shared = Solver()
+        got: dict[int, list] = {i: [] for i in range(12)}
+
+        def work(indices: list[int]) -> None:
+            for _ in range(2):
+                for i in indices:
+                    got[i].append(shared.solve(positions[i]).values)
+                    shared.clear()
+
+        threads = [threading.Thread(target=work, args=(list(range(k, 12, 2)),)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [got[i] for i in range(12)] == [[v, v] for v in expected]
+
 
 class TestStopping:
     def test_timeout_raises(self) -> None:
