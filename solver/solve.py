@@ -125,6 +125,11 @@ class Solver:
         """Bytes held by the table."""
         return self._core.memory
 
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        """A copy (pickled for another process, or `copy.copy`) is a solver with the same memory
+        bound and an empty table."""
+        return Solver, (self.memory,)
+
     @property
     def stats(self) -> dict[str, int]:
         """Search counters since the solver was made (`nodes`,

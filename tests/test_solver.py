@@ -1,7 +1,9 @@
 """The solver object: the deal-score objective, threads, cancellation, the table."""
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import random
 import threading
 from functools import lru_cache
@@ -147,6 +149,18 @@ class TestThreads:
         for t in threads:
             t.join()
         assert [got[i] for i in range(12)] == [[v, v] for v in expected]
+
+
+class TestCopies:
+    @pytest.mark.parametrize("copy_of", [lambda s: pickle.loads(pickle.dumps(s)), copy.copy, copy.deepcopy])
+    def test_a_copy_has_the_same_bound_and_an_empty_table(self, copy_of) -> None:
+        position = Position.from_json(deal(MANILLE, 3).to_position_json())
+        solver = Solver(1 << 20)
+        solved = solver.solve(position)
+        twin = copy_of(solver)
+        assert twin is not solver and twin.memory == 1 << 20 and twin.stats["entries"] == 0
+        assert twin.solve(position).values == solved.values
+        assert solver.stats["entries"] > 0
 
 
 class TestStopping:
