@@ -98,13 +98,13 @@ class Client:
     `token` adds ``authorization: Bearer <token>``; `root_certificates` (PEM
     bytes) turns on TLS (`server_name` overrides the name checked in the
     server's certificate). `timeout` is the default deadline of each call in
-    seconds (positive; None: no deadline).
+    seconds (positive; None, or 1e9 seconds and more: no deadline).
     """
 
     def __init__(self, target: str = "127.0.0.1:50051", *, token: str | None = None,
                  root_certificates: bytes | None = None, server_name: str | None = None,
                  timeout: float | None = None, options: list[tuple[str, Any]] | None = None) -> None:
-        check_timeout(timeout)
+        self.timeout = check_timeout(timeout)
         options = list(options or [])
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
@@ -115,7 +115,6 @@ class Client:
             self.channel = grpc.insecure_channel(target, options=options)
         self.stub = pb_grpc.DoubleDummyStub(self.channel)
         self.health_stub = health_pb2_grpc.HealthStub(self.channel)
-        self.timeout = timeout
         self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
 
     def close(self) -> None:
@@ -128,8 +127,7 @@ class Client:
         self.close()
 
     def _timeout(self, timeout: float | None) -> float | None:
-        check_timeout(timeout)
-        return self.timeout if timeout is None else timeout
+        return self.timeout if timeout is None else check_timeout(timeout)
 
     def _call(self, method: Callable, request: Any, timeout: float | None) -> Any:
         """One unary call with this client's deadline and metadata; failures raise `RemoteError`."""

@@ -24,7 +24,7 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "MODES", "OBJECTIVES",
-           "DEFAULT_MEMORY", "MIN_MEMORY", "check_memory", "check_timeout"]
+           "DEFAULT_MEMORY", "MIN_MEMORY", "NO_LIMIT", "check_memory", "check_timeout"]
 
 SearchStopped = _core.SearchStopped
 MODES = ("all", "optimal", "best", "target")
@@ -54,11 +54,16 @@ def check_memory(memory: int, tables: int = 1) -> None:
         raise ValueError(f"memory: {times} is more than this machine's {available / 2**30:.1f} GiB")
 
 
-def check_timeout(timeout: float | None) -> None:
-    """Raise ValueError unless `timeout` is None (no limit) or a positive, finite number of seconds."""
+NO_LIMIT = 1e9   # seconds (over 30 years): a timeout this long is no limit, as a clock in nanoseconds would overflow
+
+
+def check_timeout(timeout: float | None) -> float | None:
+    """The limit `timeout` sets: None (no limit) for None or NO_LIMIT seconds and more, else `timeout`.
+    Raises ValueError unless it is None or a positive, finite number of seconds."""
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not 0 < timeout < math.inf):
         raise ValueError(f"timeout: {quoted(timeout)} is not a positive number of seconds")
+    return None if timeout is None or timeout >= NO_LIMIT else timeout
 
 
 @dataclass(frozen=True)
@@ -157,8 +162,8 @@ class Solver:
         answers whether the side to move can reach `target`.
         objective: "points" (default) or "score", the signed deal score, where a
         capot outranks a plain win; it needs the deal's history.
-        timeout: seconds allowed (positive), None for no limit; `SearchStopped`
-        is raised when they run out.
+        timeout: seconds allowed (positive), None for no limit (as is NO_LIMIT
+        or more); `SearchStopped` is raised when they run out.
         """
         if mode not in MODES:
             raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
@@ -166,7 +171,7 @@ class Solver:
             raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
         if (mode == "target") != (target is not None):
             raise ValueError("target: give a target exactly when mode is 'target'")
-        check_timeout(timeout)
+        limit = check_timeout(timeout)
         if not isinstance(position, Position):
             position = Position.from_json(position)
         position.check_sizes()
@@ -184,7 +189,7 @@ class Solver:
             goal = self._target_points(position, target, capot)
         with self._turn:
             value, scored, line, nodes, total = self._core.solve(
-                rules, signature, hands, trump, leader, trick, led, won, mode, goal, timeout or 0.0)
+                rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0)
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def _target_points(self, position: Position, target: int, capot: bool) -> int:

@@ -514,6 +514,15 @@ def test_the_client_refuses_a_timeout_that_is_no_deadline(server, timeout):
         assert c.solve(easy_position()).value == 6
 
 
+@pytest.mark.parametrize("timeout", [1e9, 1e12, 1e300])
+def test_a_timeout_of_centuries_is_no_deadline(server, timeout):
+    """gRPC's clock in nanoseconds would overflow: such a call used to fail at once."""
+    with Client(f"127.0.0.1:{server.port}", timeout=timeout) as c:
+        assert c.solve(easy_position()).value == 6
+    with Client(f"127.0.0.1:{server.port}") as c:
+        assert c.solve(easy_position(), timeout=timeout).value == 6
+
+
 class TestClientCommand:
     """`python -m server.client`, the README's way to query the service from the shell."""
 

@@ -169,6 +169,11 @@ class TestStopping:
         with pytest.raises(SearchStopped):
             Solver().solve(position, timeout=1e-6)
 
+    @pytest.mark.parametrize("timeout", [1e9, 1e12, 1e300])
+    def test_a_timeout_of_centuries_is_no_limit(self, timeout) -> None:
+        position = Position.from_json(deal(MANILLE, 5).to_position_json())
+        assert Solver().solve(position, timeout=timeout).values == Solver().solve(position).values
+
     def test_cancel_from_another_thread(self) -> None:
         position = Position.from_json(deal(MALILLA, 2).to_position_json())
         solver = Solver()
