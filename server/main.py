@@ -18,6 +18,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from solver.solve import NO_LIMIT
+
 from ._proto import SERVICE_NAME, pb_grpc
 from .config import Config, add_arguments, config_from_args
 from .interceptors import AccessLog, BearerToken
@@ -59,7 +61,8 @@ class Running:
     def stop(self, grace: float | None = None) -> None:
         """Graceful stop (`grace` seconds, the configured one by default); a second call
         while stopping shortens the grace period to its own."""
-        grace = self.config.grace if grace is None else grace
+        # a longer wait would overflow the clock (as a timeout would); 30 years is as long
+        grace = min(self.config.grace if grace is None else grace, NO_LIMIT)
         with self._lock:
             first = not self._stopping
             self._stopping = True

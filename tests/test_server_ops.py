@@ -305,6 +305,14 @@ class TestShutdown:
             assert 0.15 < took < 1.5, took
             channel.close()
 
+    def test_a_grace_of_centuries_stops_without_a_thread_failing(self, monkeypatch):
+        failures = []
+        monkeypatch.setattr(threading, "excepthook", failures.append)
+        with running_server(workers=1, grace=1e12) as server:
+            server.stop()
+            assert server.wait(5)
+        assert failures == []
+
 
 class ServeProcess:
     """`malilla-dd serve` (through solver.cli) on a free port, its stderr lines collected as they come."""
