@@ -11,13 +11,13 @@ uses the reverse directions, back to the library's JSON.
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from solver.cards import SEATS
+from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
-from solver.position import Position
+from solver.position import Position, json_object
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
@@ -88,22 +88,12 @@ def _set_hands(msg: pb.Hands, hands: Any) -> None:
                 setattr(msg, seat.lower(), _cards_text(upper[seat]))
 
 
-def _json_object(obj: Any) -> dict[str, Any]:
-    """A dict from the JSON text or dict a client passes (values copied as they are; a leading
-    byte-order mark is dropped)."""
-    if isinstance(obj, (str, bytes)):
-        obj = json.loads(obj.removeprefix("\ufeff") if isinstance(obj, str) else obj)
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    return obj
-
-
 def position_message(position: Position | dict[str, Any] | str) -> pb.Position:
     """A `Position` message from a `Position`, the position JSON, or its text.
 
     The values are copied as they are (the server checks them).
     """
-    obj = position.to_json() if isinstance(position, Position) else _json_object(position)
+    obj = position.to_json() if isinstance(position, Position) else json_object(position)
     msg = pb.Position(game=obj.get("game") or "", trump=obj.get("trump") or "",
                       leader=obj.get("leader") or "", trick=list(obj.get("trick") or []))
     _set_hands(msg.hands, obj.get("hands"))
@@ -195,7 +185,7 @@ def played_deal_dict(msg: pb.PlayedDeal) -> dict[str, Any]:
 def played_deal_message(deal: PlayedDeal | dict[str, Any] | str) -> pb.PlayedDeal:
     """A `PlayedDeal` message from a `PlayedDeal`, the played-deal JSON, or its text (values copied as
     they are: the server checks them; `play` may be a list or a space-separated string)."""
-    obj = deal.to_json() if isinstance(deal, PlayedDeal) else _json_object(deal)
+    obj = deal.to_json() if isinstance(deal, PlayedDeal) else json_object(deal, "deal")
     play = obj.get("play") or []
     msg = pb.PlayedDeal(game=obj.get("game") or "", trump=obj.get("trump") or "", leader=obj.get("leader") or "",
                         play=play.split() if isinstance(play, str) else list(play),
@@ -223,7 +213,7 @@ def deal_dict(msg: pb.Deal) -> dict[str, Any]:
 
 def deal_message(deal: Position | dict[str, Any] | str) -> pb.Deal:
     """A `Deal` message from a `Position` at the start of a deal, the table input JSON, or its text."""
-    obj = deal.to_json() if isinstance(deal, Position) else _json_object(deal)
+    obj = deal.to_json() if isinstance(deal, Position) else json_object(deal, "deal")
     msg = pb.Deal(game=obj.get("game") or "", pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
     for name in ("trump", "leader", "dealer"):
@@ -404,7 +394,7 @@ def view_dict(msg: pb.View) -> dict[str, Any]:
 
 def view_message(view: dict[str, Any] | str) -> pb.View:
     """A `View` message from the view JSON or its text (values copied as they are)."""
-    obj = _json_object(view)
+    obj = json_object(view, "view", VIEW_KEYS)
     play = obj.get("play") or []
     msg = pb.View(game=obj.get("game") or "", trump=obj.get("trump") or "", seat=obj.get("seat") or "",
                   hand=_cards_text(obj.get("hand") or ""), leader=obj.get("leader") or "",

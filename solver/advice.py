@@ -71,6 +71,8 @@ class AdviceError(ValueError):
 
 # ---------------------------------------------------------------- the view
 
+VIEW_KEYS = frozenset({"game", "trump", "seat", "hand", "leader", "play", "dealer", "shown"})
+
 
 @dataclass(frozen=True)
 class View:
@@ -101,7 +103,7 @@ class View:
 
     @classmethod
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> View:
-        obj = json_object(obj, "view")
+        obj = json_object(obj, "view", VIEW_KEYS)
         profile = game_profile(obj)
         trump = Position._read_trump(obj.get("trump"), profile)
         seats = {}

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,9 +38,17 @@ class IllegalPlay(PositionError):
     """A card that the rules do not allow here."""
 
 
-def json_object(obj: str | bytes | dict[str, Any], field: str = "position") -> dict[str, Any]:
+# the keys of the position JSON, a played deal's and the table input's included
+POSITION_KEYS = frozenset({"game", "trump", "hands", "leader", "trick", "led_suits", "to_move", "history",
+                           "dealer", "shown", "pending_doubling", "play"})
+
+
+def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
+                keys: frozenset[str] = POSITION_KEYS) -> dict[str, Any]:
     """`obj` as a JSON object, parsing text (a leading byte-order mark is dropped, as `json.loads`
-    drops it from bytes); anything else raises `PositionError` on `field`."""
+    drops it from bytes); anything else raises `PositionError` on `field`. A key that looks like a
+    misspelt one of `keys` (`led_suit`, `Trump`) is refused, since it would be ignored; other keys
+    are left alone (the vectors carry their answers beside the position)."""
     if isinstance(obj, (str, bytes)):
         try:
             obj = json.loads(obj.removeprefix("\ufeff") if isinstance(obj, str) else obj)
@@ -47,6 +56,10 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position") -> d
             raise PositionError(field, f"not valid JSON ({e})") from None
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
+    for key in obj.keys() - keys:
+        near = difflib.get_close_matches(key.lower(), keys, n=1, cutoff=0.85)
+        if near:
+            raise PositionError(field, f"unknown key {quoted(key)} (did you mean {near[0]}?)")
     return obj
 
 

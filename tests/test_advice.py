@@ -306,6 +306,7 @@ def test_a_fully_determined_layout_gives_the_double_dummy_values():
     ({"hand": "7S"}, "hand"),
     ({"play": ["ZZ"]}, "play"),
     ({"game": "bridge"}, "game"),
+    ({"hands": "7S"}, "view"),
 ])
 def test_bad_views_name_the_field(bad, field):
     obj = played_deal("malilla", 1)
@@ -313,6 +314,14 @@ def test_bad_views_name_the_field(bad, field):
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert e.value.field == field
+
+
+def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
+    obj = played_deal("malilla", 1)
+    view = view_of(obj, obj["play"][:6])
+    view["Dealer"] = view.pop("dealer")
+    with pytest.raises(PositionError, match=r"^view: unknown key 'Dealer' \(did you mean dealer\?\)$"):
+        View.from_json(view)
 
 
 @pytest.mark.parametrize("options, message", [

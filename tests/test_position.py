@@ -585,6 +585,22 @@ class TestMalformedPositions:
     def test_not_json(self, text):
         assert field_of(text) == "position"
 
+    @pytest.mark.parametrize("key, meant", [("led_suit", "led_suits"), ("Trump", "trump"), ("histroy", "history"),
+                                            ("to-move", "to_move"), ("leadr", "leader"), ("pending_double", "pending_doubling")])
+    def test_a_misspelt_key_is_refused_with_the_key_it_resembles(self, key, meant):
+        """Ignored, it would be a silent wrong answer (`led_suit` would lose the suits led)."""
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        obj[key] = obj.get(meant, "")
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert str(err.value) == f"position: unknown key '{key}' (did you mean {meant}?)"
+
+    def test_keys_unlike_any_of_the_format_are_left_alone(self):
+        """Like the vectors' answers beside their positions."""
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        extra = {**obj, "values": {}, "legal": [], "rule": "x", "id": 7, "comment": "deal 1"}
+        assert Position.from_json(extra).to_json() == Position.from_json(obj).to_json()
+
     @pytest.mark.parametrize("encode", [lambda text: "\ufeff" + text, lambda text: ("\ufeff" + text).encode()])
     def test_a_byte_order_mark_is_dropped(self, encode):
         text = json.dumps({k: v for k, v in played_deal("malilla", 1).items() if k != "play"})

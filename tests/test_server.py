@@ -342,6 +342,11 @@ class TestBadRequests:
         assert isinstance(info.value, ValueError)
         assert info.value.violations == [("position.trump", "'Z' is not a suit (S H D C)")]
 
+    def test_client_refuses_a_misspelt_key_before_the_call(self, client):
+        """The message has no field for it: sent, the key would be dropped without a word."""
+        with pytest.raises(ValueError, match=r"^position: unknown key 'led_suit' \(did you mean led_suits\?\)$"):
+            client.solve({**MALILLA_MID, "led_suit": "S"})
+
     @pytest.mark.parametrize("reader,call", [
         ("read_solve_request", lambda stub: stub.Solve(solve_request(easy_position()), timeout=10)),
         ("read_table_request", lambda stub: stub.Table(pb.TableRequest(), timeout=10)),
