@@ -380,6 +380,8 @@ class Position:
     def _require_legal(self, card: int, where: str) -> None:
         seat = self.to_move
         name = card_name(card, self.profile)
+        if self.is_over:
+            raise IllegalPlay(where, f"the deal is over: {name} cannot be played")
         if not self.hands[seat] >> card & 1:
             raise IllegalPlay(where, f"{SEATS[seat]} does not hold {name}")
         mask, reason, winning = self.legal_mask()

@@ -164,6 +164,9 @@ class TestPlay:
             pos = pos.play(card)
         assert pos.is_over
         assert pos.to_json()["leader"] == "E"
+        with pytest.raises(IllegalPlay) as err:
+            pos.play("7S")
+        assert (err.value.field, err.value.problem) == ("card", "the deal is over: 7S cannot be played")
 
     def test_manille_goes_clockwise_and_ten_wins(self):
         pos = Position.from_json(manille({"N": "9S", "E": "10S", "S": "7S", "W": "AS"}, trump="NT"))
