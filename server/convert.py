@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from solver.cards import SEATS
 from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
+from solver.cards import SEATS
 from solver.position import Position, json_object
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution

@@ -235,14 +235,17 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0):
     from distributed import LocalCluster
 
     held: list[int] = []
-    holding = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda *_: held.append(1)) if holding else None
+    # only Python's own handler raises KeyboardInterrupt; a program's own handler is left in place
+    holding = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    if holding:
+        signal.signal(signal.SIGINT, lambda *_: held.append(1))
     try:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                                dashboard_address=":0", memory_limit=memory_limit, silence_logs=40)
     finally:
         if holding:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     if held:
         cluster.close()
         raise KeyboardInterrupt
