@@ -18,6 +18,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from solver import __version__
 from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
@@ -152,8 +153,8 @@ def start(config: Config) -> Running:
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, service, health_servicer, config, port, [handlers, health_pool])
-    log.info("serving %s on %s: %d worker(s), %d MiB table each, at most %d calls at once, "
-             "messages up to %d bytes, TLS %s, token %s", SERVICE_NAME, running.address, config.workers,
+    log.info("malilla-dd %s serving %s on %s: %d worker(s), %d MiB table each, at most %d calls at once, "
+             "messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address, config.workers,
              config.memory >> 20, config.concurrency, config.max_message,
              "on" if config.tls_cert else "off", "on" if config.token else "off")
     return running

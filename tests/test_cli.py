@@ -1,6 +1,7 @@
 """The `malilla-dd` command line, run as a subprocess: JSON lines in, JSON lines out."""
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -199,3 +200,10 @@ def test_ctrl_c_stops_with_the_answers_so_far_and_no_traceback(tmp_path):
     assert (code, err) == (130, "malilla-dd solve: interrupted\n")
     answered = [json.loads(line) for line in out.read_text().splitlines()]
     assert 2 <= len(answered) < 2000 and all("value" in a for a in answered)
+
+
+@pytest.mark.parametrize("module", ["solver.cli", "solver"])
+def test_version_is_the_installed_one(module):
+    proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, cwd=PROJECT,
+                          timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, f"malilla-dd {importlib.metadata.version('malilla-dd')}\n")

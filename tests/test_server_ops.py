@@ -26,6 +26,7 @@ from server.client import Client, RemoteError
 from server.config import Config, add_arguments, config_from_args, parse_size
 from server.main import start
 from server.service import ANSWER_MARGIN
+from solver import __version__
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
                              running_server, solve_request, stub_of, wait_until)
 
@@ -398,6 +399,7 @@ class TestProcess:
             server.proc.send_signal(signal.SIGTERM)
             assert server.proc.wait(10) == 0
             err = server.stderr()
+        assert f"malilla-dd {__version__} serving malilla.dd.v1.DoubleDummy on " in err
         assert "1 worker(s), 8 MiB table each, at most 3 calls at once" in err
         assert "TLS off, token on" in err
         assert "method=/malilla.dd.v1.DoubleDummy/Solve status=UNAUTHENTICATED" in err
