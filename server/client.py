@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:   # an output that cannot be written (a full disk)
+        print(f"{parser.prog}: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -443,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{args.command_parser.prog}: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:   # an output that cannot be written (a full disk) or an input that cannot be read
+        print(f"{args.command_parser.prog}: {e}", file=sys.stderr)
+        return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
         args.command_parser.error(str(e))
 

@@ -207,3 +207,12 @@ def test_version_is_the_installed_one(module):
     proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, cwd=PROJECT,
                           timeout=60)
     assert (proc.returncode, proc.stdout) == (0, f"malilla-dd {importlib.metadata.version('malilla-dd')}\n")
+
+
+@pytest.mark.parametrize("command", [["solve"], ["demo"]])
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
+    """/dev/full: every write fails as on a full disk."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], input=json.dumps(legal_lines(2)[0]),
+                              stdout=full, stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
+    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: [Errno 28] No space left on device\n")

@@ -573,6 +573,13 @@ class TestClientCommand:
         answered = [json.loads(line) for line in out.read_text().splitlines()]
         assert 2 <= len(answered) < 5000 and all("value" in a for a in answered)
 
+    def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(self, server):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "server.client", "solve", "--address",
+                                   f"127.0.0.1:{server.port}"], input=json.dumps(POSITIONS[0]) + "\n", stdout=full,
+                                  stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=60)
+        assert (proc.returncode, proc.stderr) == (1, "python -m server.client: [Errno 28] No space left on device\n")
+
     def test_health(self, server):
         proc = self.run(server, "health")
         assert proc.returncode == 0 and proc.stdout.strip() == "SERVING"
