@@ -197,14 +197,18 @@ class Solver:
         check_whole("target", target)
         if not capot:   # beyond the points there are, every target is as sure or as hopeless
             return max(-1, min(target, position.profile.total_points + 1))
-        # the smallest point total of the remaining play whose deal score reaches `target`
+        # the least point total of the remaining play from which on every total's deal score reaches
+        # `target`, found from the top down: a capot against a side that has taken a trick cannot
+        # happen, and its formula would score that side's own excess, doubled
         mover = position.to_move & 1
         won = position.points_won()[mover]
         total = position.profile.total_points - sum(position.points_won())
-        for p in range(-1, total + 2):
-            if self._score(position, p, total, won) >= target:
-                return p
-        return total + 2
+        goal = total + 2
+        for p in range(total + 1, -2, -1):
+            if self._score(position, p, total, won) < target:
+                break
+            goal = p
+        return goal
 
     def _score(self, position: Position, v: int, total: int, won: int) -> int:
         """Deal score of the side to move from its core value `v` of the remaining play."""

@@ -85,6 +85,18 @@ class TestScoreObjective:
             Solver().solve(bare, objective="score")
         assert e.value.field == "history"
 
+    @pytest.mark.parametrize("game", [MANILLE, MALILLA])
+    def test_targets_agree_with_the_value(self, game) -> None:
+        """Around the value, and also where the side to move has already won more than half the
+        points (a capot against it is then out of the question, though its formula scores high)."""
+        solver = Solver()
+        for seed in range(40):
+            position = played_out(game, seed, 4 + seed % 3)
+            value = solver.solve(position, objective="score").value
+            for target in range(value - 2, value + 3):
+                assert solver.solve(position, mode="target", target=target, objective="score").reached == \
+                    (target <= value), (seed, target, value)
+
     def test_target_in_score_units(self) -> None:
         position = played_out(MANILLE, 7, 5)
         best = Solver().solve(position, objective="score").value
