@@ -67,6 +67,8 @@ def position_dict(msg: pb.Position) -> dict[str, Any]:
         obj["to_move"] = msg.to_move
     if msg.HasField("history"):
         obj["history"] = [list(t.cards) for t in msg.history.tricks]
+    if msg.pending_doubling:
+        obj["pending_doubling"] = True
     return obj
 
 
@@ -95,7 +97,8 @@ def position_message(position: Position | dict[str, Any] | str) -> pb.Position:
     """
     obj = position.to_json() if isinstance(position, Position) else json_object(position)
     msg = pb.Position(game=obj.get("game") or "", trump=obj.get("trump") or "",
-                      leader=obj.get("leader") or "", trick=list(obj.get("trick") or []))
+                      leader=obj.get("leader") or "", trick=list(obj.get("trick") or []),
+                      pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
     if obj.get("led_suits") is not None:
         msg.led_suits = obj["led_suits"]

@@ -41,8 +41,8 @@ def _signed_to_pair(signed_ns: int) -> tuple[int, int]:
     return (signed_ns, 0) if signed_ns > 0 else (0, -signed_ns)
 
 
-def perfect_score(solver: Solver, start: Position, pending_doubling: bool = False,
-                  points_ns: int | None = None, timeout: float | None = None) -> tuple[tuple[int, int], bool]:
+def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
+                  timeout: float | None = None) -> tuple[tuple[int, int], bool]:
     """Match points each side scores (N-S, E-W) when both play perfectly from `start`, and
     whether the winners take every trick.
 
@@ -51,11 +51,10 @@ def perfect_score(solver: Solver, start: Position, pending_doubling: bool = Fals
     double-dummy points decide it (`points_ns`, searched when not given).
     """
     profile = start.profile
-    pending = pending_doubling and profile.tie_doubles_next
     if profile.capot_multiplier > 1:
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
         signed = sol.value if start.to_move % 2 == 0 else -sol.value
-        plain = (profile.total_points - profile.half) * deal_multiplier(profile, start.trump)
+        plain = (profile.total_points - profile.half) * deal_multiplier(profile, start.trump, start.pending_doubling)
         capot = abs(signed) > plain
     else:
         if points_ns is None:
@@ -63,9 +62,7 @@ def perfect_score(solver: Solver, start: Position, pending_doubling: bool = Fals
             points_ns = value if start.to_move % 2 == 0 else profile.total_points - value
         won = max(points_ns, profile.total_points - points_ns)
         capot = profile.trick_bonus > 0 and won == profile.total_points
-        signed = side_score(profile, points_ns, capot, start.trump)
-    if pending:
-        signed *= 2
+        signed = side_score(profile, points_ns, capot, start.trump, start.pending_doubling)
     return _signed_to_pair(signed), capot
 
 
@@ -83,8 +80,11 @@ class PlayedDeal:
     """The seat before the first leader (given as ``dealer`` or inferred from ``leader``)."""
     shown: str | None = None
     """Malilla: the dealer's shown card (its suit is trump), for the dealer's bonus."""
-    pending_doubling: bool = False
-    """Manille: the previous deal was tied, so this one counts double."""
+
+    @property
+    def pending_doubling(self) -> bool:
+        """Manille: the previous deal was tied, so this one counts double (read with the start)."""
+        return self.start.pending_doubling
 
     @classmethod
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
@@ -105,11 +105,6 @@ class PlayedDeal:
                 raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} "
                                     f"leads the first trick, not {SEATS[start.leader]}")
         shown = cls._read_shown(obj.get("shown"), start, dealer)
-        pending = obj.get("pending_doubling", False)
-        if not isinstance(pending, bool):
-            raise PositionError("pending_doubling", "expected true or false")
-        if pending and not profile.tie_doubles_next:
-            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
         raw = obj.get("play")
         if raw is None:
             raise PositionError("play", "missing: the cards in the order played")
@@ -128,7 +123,7 @@ class PlayedDeal:
                 play.append(card_name(parse_card(text, profile), profile))
             except CardError as e:
                 raise PositionError(f"play[{i}]", str(e)) from None
-        return cls(start, tuple(play), dealer, shown, pending)
+        return cls(start, tuple(play), dealer, shown)
 
     @staticmethod
     def _read_shown(value: Any, start: Position, dealer: int) -> str | None:
@@ -155,8 +150,6 @@ class PlayedDeal:
         out["dealer"] = SEATS[self.dealer]
         if self.shown is not None:
             out["shown"] = self.shown
-        if self.pending_doubling:
-            out["pending_doubling"] = True
         out["play"] = list(self.play)
         return out
 
@@ -404,7 +397,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
         ns = sol.value if start.to_move % 2 == 0 else total - sol.value
         dd_points = (ns, total - ns)
     projected = cards[-1].deal_value() if cards else dd_points
-    dd_score, dd_capot = perfect_score(solver, start, deal.pending_doubling, dd_points[0], timeout)
+    dd_score, dd_capot = perfect_score(solver, start, dd_points[0], timeout)
 
     complete = position.is_over
     points, tricks = position.points_won(), position.tricks_won()

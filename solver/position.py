@@ -105,6 +105,8 @@ class Position:
     """Suits led so far (bit per suit), kept only where a rule reads it."""
     history: tuple[tuple[int, ...], ...] | None = None
     first_leader: int | None = field(default=None, compare=False)
+    pending_doubling: bool = False
+    """Manille: the previous deal was tied, so this one's deal score counts double."""
 
     # ------------------------------------------------------------ reading
 
@@ -146,8 +148,13 @@ class Position:
                 if c in seen:
                     raise PositionError(name, f"{card_name(c, profile)} appears twice (also in {seen[c]})")
                 seen[c] = name
+        pending = obj.get("pending_doubling")
+        if pending is not None and not isinstance(pending, bool):
+            raise PositionError("pending_doubling", "expected true or false")
+        if pending and not profile.tie_doubles_next:
+            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
         masks = tuple(sum(1 << c for c in cards) for cards in hands)
-        pos = cls(profile, trump, masks, leader, tuple(trick), 0, None)
+        pos = cls(profile, trump, masks, leader, tuple(trick), 0, None, pending_doubling=bool(pending))
         if strict or history is not None:
             pos.check_sizes()
         if strict and history is None and pos.tricks_played == 0:
@@ -422,6 +429,8 @@ class Position:
         out["to_move"] = SEATS[self.to_move]
         if self.history:
             out["history"] = [[card_name(c, self.profile) for c in t] for t in self.history]
+        if self.pending_doubling:
+            out["pending_doubling"] = True
         return out
 
     def side_to_move_is_ns(self) -> bool:

@@ -56,13 +56,13 @@ def deal_multiplier(profile: Profile, trump: str, pending_doubling: bool = False
     return multiplier
 
 
-def side_score(profile: Profile, points: int, capot: bool, trump: str) -> int:
+def side_score(profile: Profile, points: int, capot: bool, trump: str, pending_doubling: bool = False) -> int:
     """A side's signed deal score from its points: what it scores, or minus what the rivals score.
 
     `capot` says that the winning side took every trick.
     """
     excess = points - profile.half
-    return excess * deal_multiplier(profile, trump, capot=capot)
+    return excess * deal_multiplier(profile, trump, pending_doubling, capot)
 
 
 def score_deal(profile: Profile, points: tuple[int, int], tricks: tuple[int, int], trump: str,

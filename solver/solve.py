@@ -214,7 +214,7 @@ class Solver:
         """Deal score of the side to move from its core value `v` of the remaining play."""
         capot = v in (-1, total + 1)
         points = won + min(max(v, 0), total)
-        return side_score(position.profile, points, capot, position.trump)
+        return side_score(position.profile, points, capot, position.trump, position.pending_doubling)
 
     def _solution(self, position: Position, mode: str, objective: str, target: int | None, value: int,
                   scored: list[tuple[int, int]], line: list[int], nodes: int, total: int) -> Solution:

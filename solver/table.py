@@ -181,7 +181,7 @@ def _variant(position: Position, trump: str, leader: int) -> Position:
 
 
 def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
-             pending_doubling: bool = False, timeout: float | None = None) -> DDTable:
+             timeout: float | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
 
     `dealers` defaults to the seat before the position's leader. Trump and
@@ -212,20 +212,20 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
         for d in dealers:
             leader = (d + profile.step) % 4
             start = _variant(position, trump, leader)
-            score, capot = perfect_score(solver, start, pending_doubling, row[leader], timeout)
+            score, capot = perfect_score(solver, start, row[leader], timeout)
             par_choices[d].append(TrumpWorth(trump, (row[leader], total - row[leader]), score, capot, d % 2))
     par = tuple(Par(SEATS[d], SEATS[(d + profile.step) % 4], not profile.trump_from_dealer_card,
-                    tuple(par_choices[d]), pending_doubling and profile.tie_doubles_next) for d in dealers)
+                    tuple(par_choices[d]), position.pending_doubling) for d in dealers)
     return DDTable(position, trumps, tuple(entries), par, nodes=nodes)
 
 
-def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...], bool]:
+def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...]]:
     """Read a full deal for the table: the position JSON with `trump` and `leader` optional
     (or a played deal, whose start it is).
 
-    Returns (position, the trump given or None, the dealers for par, pending
-    doubling). The dealer is `dealer` when given, else the seat before
-    `leader`; with neither, par is given for every dealer.
+    Returns (position, the trump given or None, the dealers for par). The dealer is
+    `dealer` when given, else the seat before `leader`; with neither, par is given for
+    every dealer.
     """
     obj = dict(json_object(obj))
     obj.pop("play", None)
@@ -254,16 +254,13 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
         dealers = ((position.leader - profile.step) % 4,)
     else:
         dealers = (0, 1, 2, 3)
-    pending = obj.get("pending_doubling", False)
-    if not isinstance(pending, bool):
-        raise PositionError("pending_doubling", "expected true or false")
-    return position, (position.trump if trump is not None else None), dealers, pending
+    return position, (position.trump if trump is not None else None), dealers
 
 
 def table_of(obj: str | bytes | dict[str, Any], solver: Solver | None = None,
              timeout: float | None = None) -> DDTable:
     """`read_table_input` then `dd_table`: the table of a JSON deal."""
-    position, trump, dealers, pending = read_table_input(obj)
-    table = dd_table(position, solver, dealers, pending, timeout)
+    position, trump, dealers = read_table_input(obj)
+    table = dd_table(position, solver, dealers, timeout)
     dealer = SEATS[dealers[0]] if len(dealers) == 1 else None
     return DDTable(table.position, table.trumps, table.entries, table.par, trump, dealer, table.nodes)

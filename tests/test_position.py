@@ -604,6 +604,24 @@ class TestMalformedPositions:
         extra = {**obj, "values": {}, "legal": [], "rule": "x", "id": 7, "comment": "deal 1"}
         assert Position.from_json(extra).to_json() == Position.from_json(obj).to_json()
 
+    @pytest.mark.parametrize("game, value, problem", [
+        ("manille", "yes", "expected true or false"),
+        ("manille", 1, "expected true or false"),
+        ("malilla", True, "malilla has no doubling after a tie"),
+    ])
+    def test_pending_doubling_is_checked(self, game, value, problem):
+        obj = {k: v for k, v in played_deal(game, 1).items() if k != "play"}
+        with pytest.raises(PositionError) as err:
+            Position.from_json({**obj, "pending_doubling": value})
+        assert (err.value.field, err.value.problem) == ("pending_doubling", problem)
+
+    def test_pending_doubling_is_kept(self):
+        obj = {k: v for k, v in played_deal("manille", 1).items() if k != "play"}
+        doubled = Position.from_json({**obj, "pending_doubling": True})
+        assert doubled.pending_doubling and doubled.to_json()["pending_doubling"] is True
+        assert "pending_doubling" not in Position.from_json(obj).to_json()
+        assert Position.from_json(doubled.to_json()) == doubled
+
     @pytest.mark.parametrize("encode", [lambda text: "\ufeff" + text, lambda text: ("\ufeff" + text).encode()])
     def test_a_byte_order_mark_is_dropped(self, encode):
         text = json.dumps({k: v for k, v in played_deal("malilla", 1).items() if k != "play"})

@@ -105,6 +105,14 @@ class TestSolve:
         assert response.solution.value == expected.value
         assert response.solution.objective == pb.OBJECTIVE_SCORE
 
+    def test_a_pending_doubling_doubles_the_deal_score(self, stub, client):
+        position = {**full_deal("manille", seed=7), "pending_doubling": True}
+        response = stub.Solve(solve_request(position, pb.MODE_BEST, pb.OBJECTIVE_SCORE), timeout=60)
+        expected = library(position, "best", "score")
+        assert response.solution.value == expected.value == 2 * library(full_deal("manille", seed=7), "best",
+                                                                          "score").value
+        assert client.solve(position, mode="best", objective="score").value == expected.value
+
     def test_history_is_read(self, stub):
         """A position part-way through a deal, with its history, solved for the deal score."""
         start = Position.from_json(full_deal("manille", seed=11))

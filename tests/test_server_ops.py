@@ -252,7 +252,7 @@ class TestHealthAndReflection:
                            "Advise": ("malilla.dd.v1.AdviseRequest", "malilla.dd.v1.AdviseResponse")}
         position = pool.FindMessageTypeByName("malilla.dd.v1.Position")
         assert [f.name for f in position.fields] == ["game", "trump", "hands", "leader", "trick", "led_suits",
-                                                     "to_move", "history"]
+                                                     "to_move", "history", "pending_doubling"]
         played = pool.FindMessageTypeByName("malilla.dd.v1.PlayedDeal")
         assert [f.name for f in played.fields] == ["game", "trump", "hands", "leader", "dealer", "shown",
                                                    "pending_doubling", "play"]

@@ -97,6 +97,18 @@ class TestScoreObjective:
                 assert solver.solve(position, mode="target", target=target, objective="score").reached == \
                     (target <= value), (seed, target, value)
 
+    def test_a_pending_doubling_doubles_the_deal_score(self) -> None:
+        position = played_out(MANILLE, 5, 3)
+        doubled = Position.from_json({**position.to_json(), "pending_doubling": True})
+        assert doubled.play(doubled.legal_moves()[0]).pending_doubling
+        solver = Solver()
+        plain, twice = solver.solve(position, objective="score"), solver.solve(doubled, objective="score")
+        assert twice.value == 2 * plain.value
+        assert twice.values == {card: 2 * v for card, v in plain.values.items()}
+        assert solver.solve(doubled, mode="target", target=twice.value, objective="score").reached
+        assert not solver.solve(doubled, mode="target", target=twice.value + 1, objective="score").reached
+        assert solver.solve(doubled).values == solver.solve(position).values   # points are points
+
     def test_target_in_score_units(self) -> None:
         position = played_out(MANILLE, 7, 5)
         best = Solver().solve(position, objective="score").value

@@ -93,8 +93,8 @@ class TestParManille:
         assert nt.score[0] == 120
 
     def test_pending_doubling_doubles_every_choice(self, manille_capot_table) -> None:
-        position, _, dealers, _ = read_table_input(seeded("manille", 103, 3))
-        doubled = dd_table(position, Solver(), dealers, pending_doubling=True)
+        position, _, dealers = read_table_input({**seeded("manille", 103, 3), "pending_doubling": True})
+        doubled = dd_table(position, Solver(), dealers)
         (plain,), (twice,) = manille_capot_table.par, doubled.par
         assert twice.pending_doubling
         assert [c.dealer_score * 2 for c in plain.choices] == [c.dealer_score for c in twice.choices]
@@ -121,8 +121,8 @@ class TestInput:
     def test_trump_and_leader_are_optional(self) -> None:
         obj = seeded("malilla", 2, 0)
         bare = {k: v for k, v in obj.items() if k not in ("trump", "leader", "to_move", "dealer")}
-        position, trump, dealers, pending = read_table_input(bare)
-        assert trump is None and dealers == (0, 1, 2, 3) and pending is False
+        position, trump, dealers = read_table_input(bare)
+        assert trump is None and dealers == (0, 1, 2, 3) and position.pending_doubling is False
         table = table_of(json.dumps(bare), Solver())
         assert table.trump is None and table.dealer is None and len(table.par) == 4
         full = table_of(obj, Solver())
