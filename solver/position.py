@@ -57,7 +57,7 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
     for key in obj.keys() - keys:
-        near = difflib.get_close_matches(key.lower(), keys, n=1, cutoff=0.85)
+        near = difflib.get_close_matches(str(key).lower(), keys, n=1, cutoff=0.85)
         if near:
             raise PositionError(field, f"unknown key {quoted(key)} (did you mean {near[0]}?)")
     return obj

@@ -64,7 +64,7 @@ from .analysis import PlayedDeal
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal
-from .position import Position
+from .position import IllegalPlay, Position
 from .profiles import Profile
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
@@ -297,6 +297,7 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     bounds the search; `progress(attempts, found)` is called after each attempt.
     """
     check_options(min_tricks, max_tricks, margin, profile, count)
+    check_whole("seed", seed)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
     solver = solver or Solver(64 << 20)
@@ -329,8 +330,11 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     positions = [position]
-    for card in record.play:
-        position = position.play(card)
+    for i, card in enumerate(record.play):
+        try:
+            position = position.play(card)
+        except IllegalPlay as e:
+            raise IllegalPlay(f"play[{i}]", e.problem) from None
         positions.append(position)
     for p in positions:
         if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:

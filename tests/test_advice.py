@@ -328,6 +328,9 @@ def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
     ({"samples": 0}, "samples: 0 must be at least 1"),
     ({"every": 0}, "every: 0 must be at least 1"),
     ({"max_attempts": 0}, "max_attempts: 0 must be at least 1"),
+    ({"goal": "30"}, "goal: '30' is not a whole number"),
+    ({"goal": float("nan")}, "goal: nan is not a whole number"),
+    ({"seed": "x"}, "seed: 'x' is not a whole number"),
 ])
 def test_bad_options_name_the_option(options, message):
     obj = played_deal("malilla", 1)

@@ -599,9 +599,9 @@ class TestMalformedPositions:
         assert str(err.value) == f"position: unknown key '{key}' (did you mean {meant}?)"
 
     def test_keys_unlike_any_of_the_format_are_left_alone(self):
-        """Like the vectors' answers beside their positions."""
+        """Like the vectors' answers beside their positions (and a dict's keys that are not text)."""
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
-        extra = {**obj, "values": {}, "legal": [], "rule": "x", "id": 7, "comment": "deal 1"}
+        extra = {**obj, "values": {}, "legal": [], "rule": "x", "id": 7, "comment": "deal 1", 5: 1}
         assert Position.from_json(extra).to_json() == Position.from_json(obj).to_json()
 
     @pytest.mark.parametrize("game, value, problem", [

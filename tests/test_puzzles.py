@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import PROJECT, played_deal
-from solver import Position, PositionError, get_profile
+from solver import IllegalPlay, Position, PositionError, get_profile
 from solver.cards import card_points, parse_card
 from solver.puzzles import (TAGS, Puzzle, check_position, generate, mine, natural_cards, pretty, rating_of,
                             tags_of)
@@ -131,9 +131,20 @@ def test_bad_options():
         next(generate(get_profile("malilla"), 0, seed=0))
     with pytest.raises(ValueError, match="max_attempts: 0 must be at least 1"):
         next(generate(get_profile("malilla"), 1, seed=0, max_attempts=0))
+    with pytest.raises(ValueError, match="^seed: 'x' is not a whole number$"):
+        next(generate(get_profile("malilla"), 1, seed="x"))
     with pytest.raises(PositionError) as err:
         next(mine({**played_deal("malilla", 1), "play": [["7S"]]}))
     assert err.value.field == "play"
+
+
+def test_an_illegal_card_in_a_mined_deal_names_its_place_in_the_play():
+    played = played_deal("malilla", 1)
+    play = list(played["play"])
+    play[5], play[9] = play[9], play[5]
+    with pytest.raises(IllegalPlay) as err:
+        next(mine({**played, "play": play}))
+    assert err.value.field == "play[5]" and play[5] in err.value.problem
 
 
 def test_attempts_bounded():
