@@ -56,9 +56,9 @@ from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
 from .checks import check_whole
-from .position import Position, PositionError, _cards_field, game_profile, json_object
+from .position import IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object
 from .profiles import Profile
-from .rules import core_rules, trump_index
+from .rules import core_rules, explain, trump_index
 from .solve import Solver, default_solver
 
 __all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "count_layouts", "sample_layout",
@@ -215,8 +215,11 @@ class View:
         later = self._later()
         excluded = [0, 0, 0, 0]
         for i, s, trick, leader, led, c in self._replay_states():
-            if s == self.seat or not trick:
-                continue   # the viewer's own cards and leads tell nothing
+            if s == self.seat:   # the viewer's own cards tell nothing, but must have been legal
+                self._check_own(i, c, self.hand | later[i] | 1 << c, trick, leader, led, rules, tindex)
+                continue
+            if not trick:
+                continue   # nor do leads
             base = (1 << c) | later[i] | self.fixed[s]
             for u in cards_of(self.unseen & ~excluded[s]):
                 hands = [0, 0, 0, 0]
@@ -228,6 +231,16 @@ class View:
         if count_layouts(out) == 0:
             raise AdviceError("no layout of the unseen cards fits the play and the hand sizes")
         return out
+
+    def _check_own(self, i: int, c: int, hand: int, trick: tuple[int, ...], leader: int, led: int,
+                   rules: _core.Rules, tindex: int) -> None:
+        """Raise IllegalPlay on play[i] unless the viewer, holding `hand`, could play c."""
+        hands = [0, 0, 0, 0]
+        hands[self.seat] = hand
+        mask, reason, winning = _core.legal_moves(rules, tuple(hands), tindex, leader, trick, led)
+        if not mask >> c & 1:
+            rule = explain(reason, mask, winning, trick[0] >> 4 if trick else 0, self.profile)
+            raise IllegalPlay(f"play[{i}]", f"{SEATS[self.seat]} may not play {card_name(c, self.profile)}: {rule}")
 
     @property
     def hidden(self) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ from solver import Position
 from solver.advice import (View, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
 from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
-from solver.position import PositionError
+from solver.position import IllegalPlay, PositionError
 from solver.rules import trump_index
 from solver import _core
 from solver.solve import Solver
@@ -314,6 +314,18 @@ def test_bad_views_name_the_field(bad, field):
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert e.value.field == field
+
+
+def test_an_illegal_card_of_the_viewer_in_the_play_is_refused():
+    """The viewer knows its own hand at every card: a card it could not play is an error, not a layout."""
+    view = {"game": "malilla", "trump": "H", "seat": "E", "leader": "W", "hand": "AH 3H KD 6D 4D 3D 7C 5C 4C",
+            "play": ["5D", "4H", "KS", "QD", "KC"]}   # E had four diamonds when it played KS
+    with pytest.raises(IllegalPlay) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == ("play[2]", "E may not play KS: must follow diamonds with KD, 6D, "
+                                                           "4D or 3D")
+    legal = {**view, "hand": "KS AH 3H KD 4D 3D 7C 5C 4C", "play": ["5D", "4H", "6D", "QD", "KC"]}
+    assert View.from_json(legal).seat == 1
 
 
 def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
