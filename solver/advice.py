@@ -171,6 +171,9 @@ class View:
             elif dealer == seat:
                 if not hand >> sc & 1:
                     raise PositionError("shown", f"{card_name(sc, profile)} is not in your hand")
+            elif hand >> sc & 1:
+                raise PositionError("shown", f"{card_name(sc, profile)} is in your hand ({SEATS[seat]}), "
+                                    f"not the dealer {SEATS[dealer]}'s")
             else:
                 fixed[dealer] |= 1 << sc
         full = sum(1 << c for c in deck(profile))

@@ -350,6 +350,16 @@ def test_bad_options_name_the_option(options, message):
         next(advise_iter(view_of(obj, obj["play"][:6]), solver=SOLVER, **options))
 
 
+def test_a_shown_card_in_the_viewers_hand_is_named():
+    """The viewer (E) is not the dealer (N), so the dealer's shown card cannot be in its hand."""
+    obj = played_deal("malilla", 0)
+    view = {**view_of(obj, obj["play"][:6]), "shown": "QD", "dealer": "N"}
+    assert (view["seat"], view["trump"]) == ("E", "D") and "QD" in view["hand"].split()
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == ("shown", "QD is in your hand (E), not the dealer N's")
+
+
 def test_the_shown_card_stays_with_the_dealer():
     obj = played_deal("malilla", 5)
     k = 3
