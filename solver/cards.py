@@ -17,7 +17,7 @@ from .quoting import quoted
 
 __all__ = [
     "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "card_name",
-    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "seat_name",
+    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "check_seat", "seat_name",
     "parse_suit", "partners", "mask_of", "cards_of",
 ]
 
@@ -111,6 +111,13 @@ def parse_seat(text: str) -> int:
     if not isinstance(text, str) or not text.isascii() or text.upper() not in SEATS:
         raise CardError(f"{quoted(text)} is not a seat (N E S W)")
     return SEATS.index(text.upper())
+
+
+def check_seat(seat: int) -> int:
+    """`seat` itself when it is a seat index 0-3, else ValueError."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+        raise ValueError(f"{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
+    return seat
 
 
 def seat_name(seat: int) -> str:

@@ -14,14 +14,7 @@ from .position import Position
 from .profiles import Profile
 from .quoting import quoted
 
-__all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump", "check_seat"]
-
-
-def check_seat(seat: int) -> int:
-    """`seat` itself when it is a seat index 0-3, else ValueError."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-        raise ValueError(f"{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
-    return seat
+__all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump"]
 
 
 def trump_choices(profile: Profile) -> tuple[str, ...]:
@@ -45,7 +38,7 @@ def parse_trump(profile: Profile, text: str) -> str:
 
 def next_dealer(profile: Profile, dealer: int) -> int:
     """The deal passes in the playing direction (Malilla to the right, Manille to the left)."""
-    return (check_seat(dealer) + profile.step) % 4
+    return (cards.check_seat(dealer) + profile.step) % 4
 
 
 @dataclass(frozen=True)
@@ -98,7 +91,7 @@ def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None)
     """
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, not {quoted(seed)}")
-    check_seat(dealer)
+    cards.check_seat(dealer)
     if profile.trump_from_dealer_card and trump is not None:
         raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={quoted(trump)}")
     if trump is not None:

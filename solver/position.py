@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _core
-from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, format_cards,
+from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards,
                     parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
 from .quoting import quoted
@@ -317,7 +317,7 @@ class Position:
         return not any(self.hands) and not self.trick
 
     def hand(self, seat: str | int) -> list[str]:
-        s = parse_seat(seat) if isinstance(seat, str) else seat
+        s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat)
         return format_cards(cards_of(self.hands[s]), self.profile).split()
 
     def core_state(self) -> tuple:

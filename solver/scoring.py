@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import cards
-from .deal import check_seat, next_dealer, parse_trump
+from .cards import check_seat
+from .deal import next_dealer, parse_trump
 from .profiles import Profile
 from .quoting import quoted
 

@@ -9,7 +9,8 @@ import pytest
 
 from solver import cards
 from solver import Position
-from solver.deal import Deal, check_seat, deal, next_dealer, parse_trump, random_play, trump_choices
+from solver.cards import check_seat
+from solver.deal import Deal, deal, next_dealer, parse_trump, random_play, trump_choices
 from solver.profiles import MALILLA, MANILLE
 
 from conftest import load_vectors

@@ -176,6 +176,11 @@ class TestPlay:
             pos = pos.play(card)
         assert pos.is_over and pos.to_json()["leader"] == "E"
 
+    @pytest.mark.parametrize("seat", [-1, 4, 7, True, 1.0])
+    def test_hand_of_something_that_is_no_seat(self, seat):
+        with pytest.raises(ValueError, match="is not a seat index"):
+            self.two_tricks().hand(seat)
+
     def test_play_of_a_card_not_held(self):
         pos = self.two_tricks()
         with pytest.raises(IllegalPlay) as err:
