@@ -124,8 +124,9 @@ def count_lines(stream: TextIO) -> int | None:
         return None
 
 
-def _check_writable(path: str, option: str) -> None:
-    """A file `option` will write at the end: refused now if it cannot be, before the work."""
+def _check_writable(path: str, option: str, source: TextIO | None = None) -> None:
+    """A file `option` will write: refused now, before the work, if it cannot be written or is
+    the input `source` (read while written, a batch's output would feed on itself)."""
     target = Path(path)
     if target.is_dir():
         raise ValueError(f"{option}: {path} is a directory")
@@ -133,6 +134,8 @@ def _check_writable(path: str, option: str) -> None:
         raise ValueError(f"{option}: {target.parent} is not a directory")
     if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise ValueError(f"{option}: {path} is not writable")
+    if source is not None and target.exists() and os.path.samestat(os.fstat(source.fileno()), target.stat()):
+        raise ValueError(f"{option}: {path} is the input file")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -141,7 +144,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from .report import ReportItem, write_report
 
     if args.html:
-        _check_writable(args.html, "--html")
+        _check_writable(args.html, "--html", args.input)
     solver = Solver(args.memory)
     totals = SummaryTotals()
     items: list[ReportItem] = []
@@ -246,7 +249,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     for path, option in ((args.output, "--output"), (args.stats_file, "--stats-file")):
         if path:
-            _check_writable(path, option)
+            _check_writable(path, option, args.input)
+    if args.output and args.stats_file and os.path.abspath(args.output) == os.path.abspath(args.stats_file):
+        raise ValueError(f"--stats-file: {args.stats_file} is the --output file")
     options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
                "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
                "margin": args.margin}

@@ -81,6 +81,14 @@ class TestAnalyzeCommand:
             assert proc.stdout == ""
             assert proc.stderr.splitlines()[-1] == f"malilla-dd analyze: error: --html: {problem}"
 
+    def test_a_report_over_the_input_is_refused(self, tmp_path) -> None:
+        path = tmp_path / "played.jsonl"
+        path.write_text(jsonl(self.deals[:1]))
+        proc = run("analyze", str(path), "--html", str(path))
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.splitlines()[-1] == f"malilla-dd analyze: error: --html: {path} is the input file"
+        assert path.read_text() == jsonl(self.deals[:1])
+
 
 class TestTableCommand:
     def test_json_lines_and_a_bad_line(self) -> None:

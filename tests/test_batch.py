@@ -229,6 +229,21 @@ def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
 
 
 @pytest.mark.parametrize("option", ["--output", "--stats-file"])
+def test_an_output_over_the_input_is_refused(option, tmp_path, capsys):
+    """Appended to while read, the output would feed the batch new items without end."""
+    source = tmp_path / "positions.jsonl"
+    source.write_text(json.dumps(generated_item("solve", "manille", 1, 0)) + "\n")
+    with pytest.raises(SystemExit) as info:
+        main(["batch", "solve", str(source), option, str(source)])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"malilla-dd batch: error: {option}: {source} is the input file"
+    with pytest.raises(SystemExit):
+        main(["batch", "solve", str(source), "-o", str(tmp_path / "out"), "--stats-file", str(tmp_path / "out")])
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"malilla-dd batch: error: --stats-file: {tmp_path / 'out'} is the --output file"
+
+
+@pytest.mark.parametrize("option", ["--output", "--stats-file"])
 def test_an_output_that_cannot_be_written_is_refused_before_a_cluster_starts(option, tmp_path, capsys):
     started = time.monotonic()
     with pytest.raises(SystemExit) as info:
