@@ -79,8 +79,8 @@ class Config:
         check_memory(self.memory, self.workers)
         if self.max_concurrent is not None:
             check_whole("max_concurrent", self.max_concurrent, 1)
-        if self.max_message < 1024:
-            raise ValueError(f"max_message: {self.max_message} bytes (at least 1K)")
+        if not 1024 <= self.max_message < 1 << 31:
+            raise ValueError(f"max_message: {self.max_message} bytes (at least 1K, under 2G: gRPC's limit)")
         if not 0 <= self.grace < math.inf:
             raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
         token = self.token
@@ -140,6 +140,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None
     """
     environ = os.environ if environ is None else environ
     values: dict = {"workers": default_workers()}
+    sources: dict[str, str] = {}
     known = {f.name for f in fields(Config)}
     for name, flag, convert, _ in _FLAGS:
         assert name in known
@@ -153,8 +154,16 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None
             values[name] = convert(raw) if isinstance(raw, str) else raw
         except ValueError:
             raise ValueError(f"{source}: {quoted(raw)} is not a valid {name.replace('_', ' ')}") from None
+        sources[name] = source
     if values.get("log_level"):
         values["log_level"] = values["log_level"].upper()
         if values["log_level"] not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise ValueError(f"log level: {quoted(values['log_level'])} is not DEBUG, INFO, WARNING or ERROR")
-    return Config(**values)
+            raise ValueError(f"{sources['log_level']}: {quoted(values['log_level'])} is not DEBUG, INFO, WARNING "
+                             "or ERROR")
+    try:
+        return Config(**values)
+    except ValueError as e:   # named by the flag or variable that gave the value
+        name, _, problem = str(e).partition(": ")
+        if name not in sources:
+            raise
+        raise ValueError(f"{sources[name]}: {problem}") from None

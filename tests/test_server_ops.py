@@ -554,22 +554,27 @@ class TestConfig:
         assert (config.port, config.workers, config.memory, config.concurrency) == (7000, 1, 1 << 30, 5)
 
     @pytest.mark.parametrize("argv,env,words", [
-        (["--port", "70000"], {}, "port: 70000"),
+        (["--port", "70000"], {}, "--port: 70000"),
+        ([], {"MALILLA_DD_PORT": "70000"}, "MALILLA_DD_PORT: 70000 is not a TCP port"),
+        ([], {"MALILLA_DD_WORKERS": "0"}, "MALILLA_DD_WORKERS: 0 must be at least 1"),
+        ([], {"MALILLA_DD_TOKEN": "a b"}, "MALILLA_DD_TOKEN: must be printable ASCII"),
+        (["--max-message", "2G"], {}, "--max-message: 2147483648 bytes (at least 1K, under 2G: gRPC's limit)"),
+        ([], {"MALILLA_DD_MAX_MESSAGE": "3G"}, "MALILLA_DD_MAX_MESSAGE: 3221225472 bytes"),
         ([], {"MALILLA_DD_PORT": "http"}, "MALILLA_DD_PORT: 'http'"),
         (["--memory", "12 parsecs"], {}, "--memory: '12 parsecs'"),
         (["--memory", "1K"], {}, "too small"),
-        (["--workers", "0"], {}, "workers: 0"),
-        (["--max-concurrent", "0"], {}, "max_concurrent: 0"),
+        (["--workers", "0"], {}, "--workers: 0 must be at least 1"),
+        (["--max-concurrent", "0"], {}, "--max-concurrent: 0 must be at least 1"),
         (["--grace", "-1"], {}, "grace"),
         (["--grace", "nan"], {}, "grace: nan seconds (0 or more, finite)"),
         (["--grace", "inf"], {}, "grace: inf seconds (0 or more, finite)"),
         (["--token", ""], {}, "token: must be printable ASCII without spaces, and not empty"),
         (["--token", "two words"], {}, "token: must be"),
-        ([], {"MALILLA_DD_TOKEN": "line\nbreak"}, "token: must be"),
+        ([], {"MALILLA_DD_TOKEN": "line\nbreak"}, "MALILLA_DD_TOKEN: must be"),
         (["--memory", "1T"], {}, "--memory: '1T'"),
         (["--memory", str(1 << 62), "--workers", "1"], {}, f"memory: {1 << 62} bytes is more than this machine's"),
         (["--workers", "100000"], {}, f"memory: 100000 tables of {256 << 20} bytes is more than this machine's"),
-        (["--log-level", "loud"], {}, "log level"),
+        (["--log-level", "loud"], {}, "--log-level: 'LOUD' is not DEBUG"),
         (["--tls-key", "k.pem"], {}, "both"),
     ])
     def test_bad_values(self, argv, env, words):
