@@ -8,7 +8,11 @@
 Answers are the library's own `solver.solve.Solution`; `analyze_play` and
 `table` give the library's JSON of an analysis and a table (what
 `Analysis.to_json()` and `DDTable.to_json()` give, as `malilla-dd analyze` and
-`malilla-dd table` print it). A refused call raises `RemoteError`
+`malilla-dd table` print it). A position, played deal, full deal or view
+is read and checked by the library before the call, so a bad one raises the
+library's `PositionError` (a ValueError naming the field, as `malilla-dd`
+words it) and is never sent; `solve_many` sends every item, and the server
+answers a bad one in the stream. A refused call raises `RemoteError`
 (`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
 """
 from __future__ import annotations
@@ -22,10 +26,12 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.position import Position
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
+from solver.table import read_table_input
 
 from . import convert
 from ._proto import pb, pb_grpc
@@ -77,6 +83,10 @@ class StreamError:
     code: int
     message: str
     violations: list[tuple[str, str]]
+
+
+def _checked(position: PositionLike, strict: bool = True) -> Position:
+    return position if isinstance(position, Position) else Position.from_json(position, strict=strict)
 
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
@@ -146,7 +156,7 @@ class Client:
     def solve(self, position: PositionLike, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
         """`solver.solve.Solver.solve` on the server."""
-        response = self._call(self.stub.Solve, _request(position, mode, objective, target), timeout)
+        response = self._call(self.stub.Solve, _request(_checked(position), mode, objective, target), timeout)
         return convert.solution_from_message(response.solution)
 
     def solve_many(self, positions: Iterable[tuple[str, PositionLike]], mode: str = "all",
@@ -165,18 +175,22 @@ class Client:
 
     def legal_moves(self, position: PositionLike, lenient: bool = False,
                     timeout: float | None = None) -> list[str]:
-        request = pb.LegalMovesRequest(position=convert.position_message(position), lenient=lenient)
+        request = pb.LegalMovesRequest(position=convert.position_message(_checked(position, strict=not lenient)),
+                                       lenient=lenient)
         return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
     def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None) -> dict[str, Any]:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
         in, the analysis's JSON out (equal to the library's `Analysis.to_json()`)."""
+        if not isinstance(deal, PlayedDeal):
+            deal = PlayedDeal.from_json(deal)
         request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal))
         return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
     def table(self, deal: PositionLike, timeout: float | None = None) -> dict[str, Any]:
         """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer` optional)
         in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
+        read_table_input(deal.to_json() if isinstance(deal, Position) else deal)
         request = pb.TableRequest(deal=convert.deal_message(deal))
         return convert.table_json(self._call(self.stub.Table, request, timeout).table)
 
@@ -184,6 +198,7 @@ class Client:
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the
         partial advice JSON every `progress_every` samples, then the final one (``done``)."""
+        View.from_json(view)
         request = pb.AdviseRequest(view=convert.view_message(view), samples=samples, seed=seed,
                                    progress_every=progress_every)
         if goal is not None:

@@ -11,6 +11,7 @@ uses the reverse directions, back to the library's JSON.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -72,8 +73,27 @@ def position_dict(msg: pb.Position) -> dict[str, Any]:
     return obj
 
 
+def _text(value: Any) -> str:
+    """A string field from a JSON value: a string as it is, anything else as its JSON text, which the
+    server then refuses by the field's name."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _field(obj: dict[str, Any], key: str) -> str:
+    return "" if obj.get(key) is None else _text(obj[key])
+
+
+def _texts(value: Any) -> list[str]:
+    """A repeated string field: a list's items, or a string's words."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    return [_text(v) for v in value] if isinstance(value, list) else [_text(value)]
+
+
 def _cards_text(value: Any) -> str:
-    return value if isinstance(value, str) else " ".join(value)
+    return value if isinstance(value, str) else " ".join(_texts(value))
 
 
 def _hands_dict(msg: pb.Hands) -> dict[str, str]:
@@ -96,18 +116,17 @@ def position_message(position: Position | dict[str, Any] | str) -> pb.Position:
     The values are copied as they are (the server checks them).
     """
     obj = position.to_json() if isinstance(position, Position) else json_object(position)
-    msg = pb.Position(game=obj.get("game") or "", trump=obj.get("trump") or "",
-                      leader=obj.get("leader") or "", trick=list(obj.get("trick") or []),
-                      pending_doubling=obj.get("pending_doubling") is True)
+    msg = pb.Position(game=_field(obj, "game"), trump=_field(obj, "trump"), leader=_field(obj, "leader"),
+                      trick=_texts(obj.get("trick")), pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
     if obj.get("led_suits") is not None:
-        msg.led_suits = obj["led_suits"]
+        msg.led_suits = _text(obj["led_suits"])
     if obj.get("to_move") is not None:
-        msg.to_move = obj["to_move"]
+        msg.to_move = _text(obj["to_move"])
     if obj.get("history") is not None:
         msg.history.SetInParent()
-        for trick in obj["history"]:
-            msg.history.tricks.add(cards=trick.split() if isinstance(trick, str) else list(trick))
+        for trick in obj["history"] if isinstance(obj["history"], list) else [obj["history"]]:
+            msg.history.tricks.add(cards=_texts(trick))
     return msg
 
 
@@ -189,15 +208,12 @@ def played_deal_message(deal: PlayedDeal | dict[str, Any] | str) -> pb.PlayedDea
     """A `PlayedDeal` message from a `PlayedDeal`, the played-deal JSON, or its text (values copied as
     they are: the server checks them; `play` may be a list or a space-separated string)."""
     obj = deal.to_json() if isinstance(deal, PlayedDeal) else json_object(deal, "deal")
-    play = obj.get("play") or []
-    msg = pb.PlayedDeal(game=obj.get("game") or "", trump=obj.get("trump") or "", leader=obj.get("leader") or "",
-                        play=play.split() if isinstance(play, str) else list(play),
-                        pending_doubling=obj.get("pending_doubling") is True)
+    msg = pb.PlayedDeal(game=_field(obj, "game"), trump=_field(obj, "trump"), leader=_field(obj, "leader"),
+                        play=_texts(obj.get("play")), pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
-    if obj.get("dealer") is not None:
-        msg.dealer = obj["dealer"]
-    if obj.get("shown") is not None:
-        msg.shown = obj["shown"]
+    for name in ("dealer", "shown"):
+        if obj.get(name) is not None:
+            setattr(msg, name, _text(obj[name]))
     return msg
 
 
@@ -217,11 +233,11 @@ def deal_dict(msg: pb.Deal) -> dict[str, Any]:
 def deal_message(deal: Position | dict[str, Any] | str) -> pb.Deal:
     """A `Deal` message from a `Position` at the start of a deal, the table input JSON, or its text."""
     obj = deal.to_json() if isinstance(deal, Position) else json_object(deal, "deal")
-    msg = pb.Deal(game=obj.get("game") or "", pending_doubling=obj.get("pending_doubling") is True)
+    msg = pb.Deal(game=_field(obj, "game"), pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
     for name in ("trump", "leader", "dealer"):
         if obj.get(name) is not None:
-            setattr(msg, name, obj[name])
+            setattr(msg, name, _text(obj[name]))
     return msg
 
 
@@ -398,13 +414,11 @@ def view_dict(msg: pb.View) -> dict[str, Any]:
 def view_message(view: dict[str, Any] | str) -> pb.View:
     """A `View` message from the view JSON or its text (values copied as they are)."""
     obj = json_object(view, "view", VIEW_KEYS)
-    play = obj.get("play") or []
-    msg = pb.View(game=obj.get("game") or "", trump=obj.get("trump") or "", seat=obj.get("seat") or "",
-                  hand=_cards_text(obj.get("hand") or ""), leader=obj.get("leader") or "",
-                  play=play.split() if isinstance(play, str) else list(play))
+    msg = pb.View(game=_field(obj, "game"), trump=_field(obj, "trump"), seat=_field(obj, "seat"),
+                  hand=_cards_text(obj.get("hand") or ""), leader=_field(obj, "leader"), play=_texts(obj.get("play")))
     for name in ("dealer", "shown"):
         if obj.get(name) is not None:
-            setattr(msg, name, obj[name])
+            setattr(msg, name, _text(obj[name]))
     return msg
 
 

@@ -344,11 +344,31 @@ class TestBadRequests:
                             timeout=10)
         assert violations(info.value)[0][0] == "position.leader"
 
-    def test_client_raises_invalid_request(self, client):
-        with pytest.raises(InvalidRequest) as info:
+    def test_client_refuses_a_bad_position_before_the_call(self, client):
+        """With the library's own words, as `malilla-dd solve` prints them."""
+        with pytest.raises(PositionError) as info:
             client.solve(bad(MALILLA_MID, trump="Z"))
+        assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a suit (S H D C)")
+
+    def test_client_raises_invalid_request(self, client):
+        """A request the library cannot check before the call (the service's own limit)."""
+        obj = played_deal("malilla", 3)
+        with pytest.raises(InvalidRequest) as info:
+            list(client.advise(view_of(obj, obj["play"][:5]), samples=100000))
         assert isinstance(info.value, ValueError)
-        assert info.value.violations == [("position.trump", "'Z' is not a suit (S H D C)")]
+        assert info.value.violations == [("samples", "100000 is not between 1 and 10000")]
+
+    @pytest.mark.parametrize("field, value, words", [
+        ("game", 5, "unknown game '5'"),
+        ("trick", [1, 2], "'1' is not a card"),
+        ("hands", {"N": 5, "E": "", "S": "", "W": ""}, "'5' is not a card"),
+    ])
+    def test_values_of_another_type_are_sent_as_text_and_refused_by_name(self, stub, field, value, words):
+        """The message's string fields take a value's JSON text: the server then names the field."""
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(solve_request(bad(MALILLA_MID, **{field: value})), timeout=10)
+        [(path, problem)] = violations(info.value)
+        assert path.startswith(f"position.{field}") and words in problem
 
     def test_client_refuses_a_misspelt_key_before_the_call(self, client):
         """The message has no field for it: sent, the key would be dropped without a word."""
@@ -556,7 +576,7 @@ class TestClientCommand:
             assert {k: v for k, v in got.items() if k not in ("nodes", "line")} == \
                 {k: v for k, v in expected.items() if k not in ("nodes", "line")}
             assert got["line"][0] in expected["best"]
-        assert out[1] == {"error": "position.trump: 'Z' is not a suit (S H D C)", "code": "INVALID_ARGUMENT"}
+        assert out[1] == {"error": "trump: 'Z' is not a suit (S H D C)"}   # refused before the call
         assert "error" in out[2] and "code" not in out[2]
         proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"legal": ["KS"]}
