@@ -29,6 +29,7 @@ from grpc_status import rpc_status
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.position import Position
+from solver.checks import check_whole
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -98,7 +99,9 @@ def _request(position: PositionLike, mode: str, objective: str, target: int | No
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:
-        request.target = target
+        check_whole("target", target)
+        # beyond the message's 32 bits, a target is as sure or as hopeless as at its edge
+        request.target = max(-1 << 31, min(target, (1 << 31) - 1))
     return request
 
 

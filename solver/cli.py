@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .cards import SEATS
+from .checks import check_whole
 from .deal import deal
 from .position import Position
 from .profiles import PROFILES, get_profile
@@ -424,14 +425,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_solver_options(args: argparse.Namespace) -> None:
-    """The table size and the time per search, before any input is read (serve's own
-    flags are checked by its `Config`)."""
+def _check_options(args: argparse.Namespace) -> None:
+    """The options that every input line would be refused for, before any input is read: the table
+    size, the time per search and the sample counts (serve's own flags are checked by its `Config`)."""
     if args.command == "serve":
         return
     if getattr(args, "memory", None) is not None:
         check_memory(args.memory)
     check_timeout(getattr(args, "timeout", None))
+    if args.command == "analyze":
+        check_whole("--single-dummy", args.single_dummy, 0)
+    if args.command == "advise":
+        check_whole("--samples", args.samples, 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -441,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "target", None) is not None and args.mode != "target":
         build_parser().error("--target goes with --mode target")
     try:
-        _check_solver_options(args)
+        _check_options(args)
         return args.func(args)
     except BrokenPipeError:
         return 0

@@ -216,3 +216,13 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
         proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], input=json.dumps(legal_lines(2)[0]),
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
     assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: [Errno 28] No space left on device\n")
+
+
+@pytest.mark.parametrize("command, option, message", [
+    ("analyze", ["--single-dummy", "-5"], "--single-dummy: -5 must be at least 0"),
+    ("advise", ["--samples", "0"], "--samples: 0 must be at least 1"),
+])
+def test_a_count_that_every_line_would_refuse_is_a_usage_error(command, option, message):
+    proc = run(command, *option, stdin="{}\n")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == f"malilla-dd {command}: error: {message}"

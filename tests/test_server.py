@@ -601,6 +601,15 @@ class TestClientCommand:
         answered = [json.loads(line) for line in out.read_text().splitlines()]
         assert 2 <= len(answered) < 5000 and all("value" in a for a in answered)
 
+    def test_a_target_beyond_32_bits_is_answered(self, server):
+        """As `malilla-dd solve` answers it: no side reaches it, every side reaches its negative."""
+        line = json.dumps(POSITIONS[0]) + "\n"
+        for target, reached in ((3_000_000_000, False), (-3_000_000_000, True)):
+            proc = self.run(server, "solve", "--mode", "target", "--target", str(target), stdin=line)
+            assert proc.returncode == 0, proc.stderr
+            assert json.loads(proc.stdout)["reached"] is reached
+            assert library(POSITIONS[0], "target", target=target).reached is reached
+
     def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(self, server):
         with open("/dev/full", "w") as full:
             proc = subprocess.run([sys.executable, "-m", "server.client", "solve", "--address",
