@@ -86,6 +86,21 @@ def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
     return options.get("min_tricks", 3), options.get("max_tricks", 7), options.get("margin", 3)
 
 
+def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None = None) -> dict[str, Any]:
+    """What decides a run's answers, kept on each output line: the job, its options (solve's
+    mode, objective and target, the puzzles' trick range and margin) and the generated stream."""
+    run: dict[str, Any] = {"job": job}
+    if job == "solve":
+        run.update(mode=options.get("mode", "all"), objective=options.get("objective", "points"))
+        if options.get("target") is not None:
+            run["target"] = options["target"]
+    elif job == "puzzles":
+        run.update(zip(("min_tricks", "max_tricks", "margin"), _puzzle_options(options)))
+    if generate is not None:
+        run.update(game=generate[0], seed=generate[1])
+    return run
+
+
 def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]:
     """Item `index` of the generated stream of `seed`: the start of a deal (a random dealer);
     for `analyze` and `puzzles`, with a whole deal of random legal play in ``play``."""
@@ -106,9 +121,10 @@ def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
     With `generate` = (game, seed) the items are indices only and are dealt here.
     """
     solver = worker_solver(options.get("memory", DEFAULT_MEMORY))
+    run = run_of(job, options, generate)
     out = []
     for index, item in items:
-        line: dict[str, Any] = {"index": index}
+        line: dict[str, Any] = {"index": index, "run": run}
         try:
             if generate is not None:
                 item = generated_item(job, generate[0], generate[1], index)
@@ -126,10 +142,13 @@ def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
 # ------------------------------------------------------------ output and resuming
 
 
-def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None) -> set[int]:
+def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None,
+              run: dict[str, Any] | None = None) -> set[int]:
     """Indices of the complete lines of an earlier run's output; cuts off a trailing partial line.
 
-    `on_line` sees each of those lines (so a resumed run's statistics cover the whole file)."""
+    `on_line` sees each of those lines (so a resumed run's statistics cover the whole file). With
+    `run`, a line of another run (another job, options or generated stream) is refused: going on
+    would mix two runs' answers in one file."""
     done: set[int] = set()
     if not os.path.exists(path):
         return done
@@ -146,6 +165,9 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
             index = int(line["index"])
         except (ValueError, KeyError, TypeError):
             continue
+        if run is not None and line.get("run") != run:
+            raise ValueError(f"output: {path} holds the lines of another run ({json.dumps(line.get('run'))}, "
+                             f"not {json.dumps(run)}): give the same arguments, or another file")
         if index in done:
             continue
         done.add(index)
@@ -183,7 +205,8 @@ class BatchStats:
                 if par["names_trump"]:
                     self._win(game, "par", par["score"])
                     self.par[game]["/".join(par["best"])] += 1
-        elif job == "solve" and "value" in line and position.get("dealer") and not position.get("trick"):
+        elif (job == "solve" and line.get("run", {}).get("objective") == "points" and "value" in line
+              and position.get("dealer") and not position.get("trick")):
             # the dealer sits before the leader: the other side
             total = get_profile(game).total_points
             self.points[game][position["trump"]][total - line["value"]] += 1
@@ -298,11 +321,10 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
     if job == "puzzles":
         from .puzzles import check_options
         check_options(*_puzzle_options(options))
-    done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line))) if out_path else set()
-    generate = None
+    generate = (get_profile(game).name, seed) if source is None else None
+    done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line)),
+                     run_of(job, options, generate)) if out_path else set()
     if source is None:
-        get_profile(game)
-        generate = (game, seed)
         total: int | None = deals
         pending: Iterable[tuple[int, Any]] = ((i, None) for i in range(deals) if i not in done)
     else:

@@ -15,7 +15,7 @@ import pytest
 from conftest import PROJECT, interrupted
 from solver import Position
 from solver.analysis import analyze
-from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk
+from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk, run_of
 from solver.cli import main
 from solver.puzzles import mine
 from solver.solve import Solver
@@ -75,6 +75,8 @@ def test_file_input_jobs_match_single_machine(cluster, tmp_path):
         for line, item in zip(lines, items):
             assert line.pop("position") == item
             assert line.pop("index") is not None
+            assert line.pop("run") == run_of(job, {}) == {"job": job, **({"min_tricks": 3, "max_tricks": 7,
+                                                                           "margin": 3} if job == "puzzles" else {})}
             assert line == expect(item), job
 
 
@@ -84,7 +86,8 @@ def test_options_and_errors_in_a_chunk():
                     {"mode": "target", "target": 30})
     assert [i for i, _ in out] == [0, 1, 2]
     first, bad, third = (json.loads(text) for _, text in out)
-    assert set(first) == {"index", "position", "target", "reached", "card", "nodes"}
+    assert set(first) == {"index", "run", "position", "target", "reached", "card", "nodes"}
+    assert first["run"] == {"job": "solve", "mode": "target", "objective": "points", "target": 30}
     assert first["reached"] == (Solver().solve(Position.from_json(position)).value >= 30)
     assert "error" in bad and bad["index"] == 1
     assert third["reached"] == first["reached"]
@@ -206,6 +209,37 @@ def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=PROJECT, timeout=120,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")
+
+
+@pytest.mark.parametrize("second", [
+    ["batch", "table", "--game", "manille", "--deals", "6", "--seed", "1"],
+    ["batch", "solve", "--game", "manille", "--deals", "6", "--seed", "2"],
+    ["batch", "solve", "--game", "malilla", "--deals", "6", "--seed", "1"],
+    ["batch", "solve", "--game", "manille", "--deals", "6", "--seed", "1", "--objective", "score"],
+])
+def test_a_rerun_with_other_arguments_is_refused(cluster, tmp_path, capsys, second):
+    """Going on would mix two runs' answers in one file (and their statistics)."""
+    lc, _ = cluster
+    out = str(tmp_path / "run.jsonl")
+    first = ["batch", "solve", "--game", "manille", "--deals", "4", "--seed", "1"]
+    assert main(first + ["--address", lc.scheduler_address, "-o", out]) == 0
+    before = open(out).read()
+    with pytest.raises(SystemExit) as info:
+        main(second + ["--address", lc.scheduler_address, "-o", out])
+    assert info.value.code == 2
+    assert f"error: output: {out} holds the lines of another run" in capsys.readouterr().err
+    assert open(out).read() == before
+    assert main(first[:-3] + ["6", "--seed", "1", "--address", lc.scheduler_address, "-o", out]) == 0
+    assert "2 items done, 4 skipped" in capsys.readouterr().err
+
+
+def test_score_runs_add_no_points_statistics():
+    stats = BatchStats()
+    position = generated_item("solve", "manille", 1, 0)
+    stats.add("solve", {"index": 0, "run": run_of("solve", {"objective": "score"}), "position": position,
+                        "value": -20})
+    stats.add("solve", {"index": 1, "run": run_of("solve", {}), "position": position, "value": 24})
+    assert stats.points["manille"][position["trump"]] == {60 - 24: 1}   # the points run's line alone
 
 
 def test_batch_needs_one_source(capsys):

@@ -159,7 +159,7 @@ class TestSolveCommand:
     (("batch", "solve", "--deals", "-1"), "deals: -1 must be at least 1"),
     (("batch", "solve", "--deals", "2", "--chunk", "0"), "chunk: 0 must be at least 1"),
     (("batch", "solve", "--deals", "2", "--memory", "5"), "memory: 5 bytes is too small for a table"),
-    (("serve", "--memory", "5"), "memory: 5 bytes is too small for a table"),
+    (("serve", "--memory", "5"), "--memory: 5 bytes is too small for a table"),
     (("solve", "--memory", str(10 ** 20)), f"memory: {10 ** 20} bytes is more than this machine's"),
     (("analyze", "--memory", str(1 << 62)), f"memory: {1 << 62} bytes is more than this machine's"),
 ])
