@@ -215,6 +215,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
+    _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.source is not None, "--from FILE")
     solver = Solver(args.memory)
 
     def emit(puzzle) -> None:
@@ -225,7 +226,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     if args.source is None:
-        for puzzle in generate(get_profile(args.game), args.count, args.seed, args.min_tricks,
+        for puzzle in generate(get_profile(args.game or "malilla"), args.count, args.seed or 0, args.min_tricks,
                                args.max_tricks, args.margin, solver):
             emit(puzzle)
         return 0
@@ -253,14 +254,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
             _check_writable(path, option, args.input)
     if args.output and args.stats_file and os.path.abspath(args.output) == os.path.abspath(args.stats_file):
         raise ValueError(f"--stats-file: {args.stats_file} is the --output file")
-    options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
-               "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
-               "margin": args.margin}
+    _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.input is not None, "an input file")
+    _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
+    _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
+                   args.job != "puzzles", f"batch {args.job}")
+    options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode or "all",
+               "objective": args.objective or "points", "target": args.target,
+               "min_tricks": 3 if args.min_tricks is None else args.min_tricks,
+               "max_tricks": 7 if args.max_tricks is None else args.max_tricks,
+               "margin": 3 if args.margin is None else args.margin}
     stats = BatchStats() if (args.stats or args.stats_file) else None
     try:
         summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
-                            game=args.game, deals=args.deals, seed=args.seed, chunk=args.chunk, options=options,
-                            progress=args.progress or sys.stderr.isatty(), stats=stats)
+                            game=args.game or "malilla", deals=args.deals, seed=args.seed or 0, chunk=args.chunk,
+                            options=options, progress=args.progress or sys.stderr.isatty(), stats=stats)
     except KeyboardInterrupt:
         if args.output and os.path.exists(args.output):
             print(f"the items done are in {args.output}; the same command goes on from them", file=sys.stderr)
@@ -363,9 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.set_defaults(func=cmd_table)
 
     puzzles = sub.add_parser("puzzles", help="positions with one winning line, rated and tagged (JSON lines)")
-    puzzles.add_argument("--game", choices=sorted(PROFILES), default="malilla")
+    puzzles.add_argument("--game", choices=sorted(PROFILES), help="game of the random deals (default malilla)")
     puzzles.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
-    puzzles.add_argument("--seed", type=int, default=0, help="the seed of the random deals")
+    puzzles.add_argument("--seed", type=int, help="the seed of the random deals (default 0)")
     puzzles.add_argument("--min-tricks", type=int, default=3, help="fewest tricks left (default 3)")
     puzzles.add_argument("--max-tricks", type=int, default=7, help="most tricks left (default 7)")
     puzzles.add_argument("--margin", type=int, default=3,
@@ -380,21 +387,21 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
     batch.add_argument("input", nargs="?", type=argparse.FileType("r"),
                        help="JSON lines: the input of the single-machine command (or use --deals)")
-    batch.add_argument("--game", choices=sorted(PROFILES), default="malilla", help="game of generated deals")
+    batch.add_argument("--game", choices=sorted(PROFILES), help="game of generated deals (default malilla)")
     batch.add_argument("--deals", type=int, help="generate this many deals instead of reading a file")
-    batch.add_argument("--seed", type=int, default=0, help="seed of the generated deals")
+    batch.add_argument("--seed", type=int, help="seed of the generated deals (default 0)")
     batch.add_argument("-o", "--output", metavar="FILE",
                        help="append to FILE, skipping the items it already holds (default: stdout)")
     batch.add_argument("--address", help="scheduler address of an existing Dask cluster (default: an embedded "
                                          "local cluster)")
     batch.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
     batch.add_argument("--chunk", type=int, default=8, help="items per task (default 8)")
-    batch.add_argument("--mode", choices=MODES, default="all", help="solve: the search mode")
-    batch.add_argument("--objective", choices=OBJECTIVES, default="points", help="solve: the objective")
+    batch.add_argument("--mode", choices=MODES, help="solve: the search mode (default all)")
+    batch.add_argument("--objective", choices=OBJECTIVES, help="solve: the objective (default points)")
     batch.add_argument("--target", type=int, help="solve: the target of --mode target")
-    batch.add_argument("--min-tricks", type=int, default=3, help="puzzles: fewest tricks left")
-    batch.add_argument("--max-tricks", type=int, default=7, help="puzzles: most tricks left")
-    batch.add_argument("--margin", type=int, default=3, help="puzzles: shortfall of every other card")
+    batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
+    batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
+    batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
     batch.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes per worker")
     batch.add_argument("--timeout", type=float, help="seconds allowed per search")
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
@@ -423,6 +430,13 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():
         command.set_defaults(command_parser=command)
     return parser
+
+
+def _refuse_unused(args: argparse.Namespace, options: dict[str, str], unused: bool, where: str) -> None:
+    """A usage error for an option given where it has no effect (`unused`), rather than ignoring it."""
+    given = [flag for flag, dest in options.items() if getattr(args, dest) is not None]
+    if unused and given:
+        raise ValueError(f"{', '.join(given)}: no effect with {where}")
 
 
 def _check_options(args: argparse.Namespace) -> None:

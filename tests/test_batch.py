@@ -242,6 +242,24 @@ def test_score_runs_add_no_points_statistics():
     assert stats.points["manille"][position["trump"]] == {60 - 24: 1}   # the points run's line alone
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
+    (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),
+    (["batch", "solve", "--deals", "2", "--margin", "2"], "--margin: no effect with batch solve"),
+    (["batch", "solve", "IN", "--game", "manille", "--seed", "3"], "--game, --seed: no effect with an input file"),
+    (["puzzles", "--from", "IN", "--seed", "3"], "--seed: no effect with --from FILE"),
+])
+def test_an_option_with_no_effect_is_a_usage_error(argv, message, tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(generated_item("analyze", "manille", 1, 0)) + "\n")
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as info:
+        main([str(source) if a == "IN" else a for a in argv])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"malilla-dd {argv[0]}: error: {message}"
+    assert time.monotonic() - started < 1   # before any cluster or search
+
+
 def test_batch_needs_one_source(capsys):
     with pytest.raises(SystemExit):
         main(["batch", "solve"])
