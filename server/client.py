@@ -36,6 +36,7 @@ from solver.table import read_table_input
 
 from . import convert
 from ._proto import pb, pb_grpc
+from .config import check_token
 
 __all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations"]
 
@@ -118,6 +119,7 @@ class Client:
                  root_certificates: bytes | None = None, server_name: str | None = None,
                  timeout: float | None = None, options: list[tuple[str, Any]] | None = None) -> None:
         self.timeout = check_timeout(timeout)
+        check_token(token)
         options = list(options or [])
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
@@ -232,8 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS", "127.0.0.1:50051"),
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
-    parser.add_argument("--mode", choices=list(convert.MODES), default="all")
-    parser.add_argument("--objective", choices=list(convert.OBJECTIVES), default="points")
+    parser.add_argument("--mode", choices=list(convert.MODES), help="solve: the search mode (default all)")
+    parser.add_argument("--objective", choices=list(convert.OBJECTIVES),
+                        help="solve: the objective (default points)")
     parser.add_argument("--target", type=int)
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
@@ -243,8 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
+    for flag, given, command in (("--mode", args.mode is not None, "solve"),
+                                 ("--objective", args.objective is not None, "solve"),
+                                 ("--lenient", args.lenient, "legal")):
+        if given and args.command != command:
+            parser.error(f"{flag}: no effect with {args.command}")
     try:
         check_timeout(args.timeout)
+        check_token(args.token)
     except ValueError as e:
         parser.error(str(e))
     roots = args.ca.read() if args.ca else None
@@ -269,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
                     elif args.command == "table":
                         answer = client.table(line)
                     else:
-                        answer = client.solve(line, args.mode, args.objective, args.target).to_json()
+                        answer = client.solve(line, args.mode or "all", args.objective or "points",
+                                              args.target).to_json()
                 except RemoteError as e:
                     answer = {"error": e.details, "code": e.code.name}
                     if e.code not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.DEADLINE_EXCEEDED):

@@ -28,7 +28,7 @@ from solver.checks import check_whole
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, check_memory
 
-__all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers"]
+__all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers", "check_token"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
@@ -57,6 +57,12 @@ def parse_size(text: str | int) -> int:
     return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
 
 
+def check_token(token: str | None) -> None:
+    """Raise ValueError unless `token` is None or a bearer token: printable ASCII without spaces, not empty."""
+    if token is not None and (not token or " " in token or not (token.isascii() and token.isprintable())):
+        raise ValueError("token: must be printable ASCII without spaces, and not empty")
+
+
 @dataclass(frozen=True)
 class Config:
     host: str = DEFAULT_HOST
@@ -83,9 +89,7 @@ class Config:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K, under 2G: gRPC's limit)")
         if not 0 <= self.grace < math.inf:
             raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
-        token = self.token
-        if token is not None and (not token or " " in token or not (token.isascii() and token.isprintable())):
-            raise ValueError("token: must be printable ASCII without spaces, and not empty")
+        check_token(self.token)
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("tls: give both the certificate and the key files, or neither")
 

@@ -586,6 +586,8 @@ class TestClientCommand:
         (["--mode", "target"], "give --target exactly with --mode target"),
         (["--target", "3"], "give --target exactly with --mode target"),
         (["--ca", "missing.pem"], "argument --ca: can't open 'missing.pem'"),
+        (["--token", "line\nbreak"], "token: must be printable ASCII without spaces, and not empty"),
+        (["--lenient"], "--lenient: no effect with solve"),
     ])
     def test_bad_options_are_usage_errors(self, server, args, message):
         proc = self.run(server, "solve", *args, stdin=json.dumps(POSITIONS[0]) + "\n")
