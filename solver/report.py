@@ -102,7 +102,12 @@ def _card_title(c: CardAnalysis, side: str) -> str:
         head = f"{c.seat} played {_card_text(c.card)}: optimal"
     else:
         head = f"{c.seat} played {_card_text(c.card)}: cost {c.cost}"
-    return (f"{head}. {side} {c.before} before, {c.after} after. Best: {best}")
+    text = f"{head}. {side} {c.before} before, {c.after} after. Best: {best}"
+    if c.single_dummy:   # analyze(..., single_dummy=N)
+        sd = c.single_dummy
+        text += (f". Single dummy over {sd['samples']} layouts: {sd['verdict']} "
+                 f"({sd['loss']:g} points below the best on average)")
+    return text
 
 
 def _tricks_html(analysis: Analysis, deal_no: int) -> str:

@@ -159,6 +159,15 @@ class TestStaticPage:
         page = render_report(analyses[:1])
         assert page.count('class="deal"') == 1 and "line 1" in page
 
+    def test_single_dummy_verdicts_are_in_the_cards_titles(self) -> None:
+        analysis = analyze(played_deal("manille", 2, cards=8), Solver(1 << 22), single_dummy=3)
+        page = render_report([analysis])
+        verdicts = [c.single_dummy for c in analysis.cards if c.single_dummy]
+        assert verdicts
+        for sd in verdicts:
+            assert (f"Single dummy over 3 layouts: {sd['verdict']} ({sd['loss']:g} points below the best on "
+                    f"average)") in page
+
 
 def chromium_dom(path: Path, tmp_path: Path, fragment: str = "") -> str:
     """The DOM that Debian's chromium holds after the page's scripts ran."""
