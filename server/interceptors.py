@@ -54,6 +54,10 @@ class AccessLog(grpc.ServerInterceptor):
             if not access_log.isEnabledFor(logging.INFO):
                 return
             code = context.code()
+            if code is None and not context.is_active():   # the call ended under the handler
+                left = context.time_remaining()
+                code = grpc.StatusCode.DEADLINE_EXCEEDED if left is not None and left <= 0 else \
+                    grpc.StatusCode.CANCELLED
             if code is None:
                 code = grpc.StatusCode.OK if error is None else grpc.StatusCode.UNKNOWN
             name = code.name if isinstance(code, grpc.StatusCode) else str(code)
@@ -96,7 +100,7 @@ class BearerToken(grpc.ServerInterceptor):
     def __init__(self, token: str) -> None:
         if not token:
             raise ValueError("token: empty")
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
         self._refusals: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
 
     def _allowed(self, details: grpc.HandlerCallDetails) -> bool:
@@ -105,7 +109,9 @@ class BearerToken(grpc.ServerInterceptor):
         for key, value in details.invocation_metadata or ():
             if key == "authorization":
                 given = value.encode() if isinstance(value, str) else value
-                return hmac.compare_digest(given, self._expected)
+                scheme, _, credentials = given.partition(b" ")
+                # the scheme's case does not matter (RFC 9110), the token's does
+                return scheme.lower() == b"bearer" and hmac.compare_digest(credentials, self._expected)
         return False
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:

@@ -154,13 +154,17 @@ class TestCancellation:
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
         assert time.monotonic() - start < 0.2
 
-    def test_stream_cancel(self, one_worker):
+    def test_stream_cancel(self, one_worker, caplog):
         server, stub = one_worker
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
         responses = stub.SolveStream(iter([hard_request("h1"), hard_request("h2")]))
         assert wait_until(lambda: busy(server))
         time.sleep(0.05)
         responses.cancel()
         assert wait_until(lambda: not busy(server), 1.0)
+        assert wait_until(lambda: any("SolveStream status=" in r.getMessage() for r in caplog.records), 2.0)
+        [line] = [r.getMessage() for r in caplog.records if "SolveStream status=" in r.getMessage()]
+        assert "status=CANCELLED" in line, line
         start = time.monotonic()
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
         assert time.monotonic() - start < 0.2
@@ -440,6 +444,17 @@ class TestToken:
                 assert client.solve(easy_position()).value == 6
                 assert [i for i, _ in client.solve_many([("a", easy_position())])] == ["a"]
                 assert client.legal_moves(easy_position()) == ["QC", "QH", "QS"]
+            channel = channel_to(server)
+            for value, ok in (("bearer tok-123", True), ("BEARER tok-123", True), ("Basic tok-123", False),
+                              ("Bearer TOK-123", False), ("Bearertok-123", False), ("tok-123", False)):
+                call = stub_of(channel).Solve.with_call
+                if ok:
+                    call(solve_request(easy_position()), timeout=5, metadata=(("authorization", value),))
+                else:
+                    with pytest.raises(grpc.RpcError) as error:
+                        call(solve_request(easy_position()), timeout=5, metadata=(("authorization", value),))
+                    assert error.value.code() is grpc.StatusCode.UNAUTHENTICATED, value
+            channel.close()
 
 
 def self_signed(tmp_path) -> tuple[str, str, bytes]:

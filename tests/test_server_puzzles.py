@@ -2,12 +2,14 @@
 puzzles for the seed, the progress items, bad options naming the field, and cancellation."""
 from __future__ import annotations
 
+import logging
+
 import grpc
 import pytest
 
 from server import convert
 from server._proto import pb
-from server_fixtures import module_fixtures, violations
+from server_fixtures import module_fixtures, violations, wait_until
 from solver import get_profile
 from solver.puzzles import generate
 
@@ -65,13 +67,21 @@ def test_bad_options_name_the_field(stub, fields, field):
     assert [f for f, _ in violations(e.value)] == [field]
 
 
-def test_a_cancelled_stream_frees_the_server(stub):
+def test_a_cancelled_stream_frees_the_server(stub, caplog):
+    caplog.set_level(logging.INFO, logger="malilla_dd.access")
     stream = stub.GeneratePuzzles(request(count=1000, seed=3), timeout=60)
     first = next(stream)
     assert first.WhichOneof("item") in ("puzzle", "progress")
     stream.cancel()
     items = list(stub.GeneratePuzzles(request(count=1, seed=3), timeout=30))
     assert sum(1 for i in items if i.HasField("puzzle")) == 1
+    # the access log has the cancelled call as CANCELLED, not UNKNOWN
+
+    def statuses() -> list[str]:
+        return sorted(r.getMessage().split()[1] for r in caplog.records if "GeneratePuzzles status=" in r.getMessage())
+
+    assert wait_until(lambda: len(statuses()) == 2)
+    assert statuses() == ["status=CANCELLED", "status=OK"]
 
 
 def test_a_deadline_ends_the_stream(stub):
