@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,8 +189,14 @@ class Solver:
         if mode == "target":
             goal = self._target_points(position, target, capot)
         with self._turn:
-            value, scored, line, nodes, total = self._core.solve(
-                rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0)
+            start = time.monotonic()
+            try:
+                value, scored, line, nodes, total = self._core.solve(
+                    rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0)
+            except SearchStopped:
+                if limit is not None and time.monotonic() - start >= limit:
+                    raise SearchStopped(f"timeout: the search took more than the {limit:g} s allowed") from None
+                raise
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def _target_points(self, position: Position, target: int, capot: bool) -> int:

@@ -190,7 +190,7 @@ class TestCopies:
 class TestStopping:
     def test_timeout_raises(self) -> None:
         position = Position.from_json(deal(MALILLA, 5).to_position_json())
-        with pytest.raises(SearchStopped):
+        with pytest.raises(SearchStopped, match=r"^timeout: the search took more than the 1e-06 s allowed$"):
             Solver().solve(position, timeout=1e-6)
 
     @pytest.mark.parametrize("timeout", [1e9, 1e12, 1e300])
