@@ -28,8 +28,8 @@ from grpc_status import rpc_status
 
 from solver.advice import View
 from solver.analysis import PlayedDeal
-from solver.position import Position
 from solver.checks import check_whole
+from solver.position import Position
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input

@@ -258,11 +258,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
     _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
                    args.job != "puzzles", f"batch {args.job}")
-    options = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode or "all",
-               "objective": args.objective or "points", "target": args.target,
-               "min_tricks": 3 if args.min_tricks is None else args.min_tricks,
-               "max_tricks": 7 if args.max_tricks is None else args.max_tricks,
-               "margin": 3 if args.margin is None else args.margin}
+    given = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
+             "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
+             "margin": args.margin}
+    options = {name: value for name, value in given.items() if value is not None}   # the jobs' defaults otherwise
     stats = BatchStats() if (args.stats or args.stats_file) else None
     try:
         summary = run_batch(args.job, args.output, address=args.address, workers=args.workers, source=args.input,
