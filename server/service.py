@@ -211,14 +211,15 @@ MAX_PUZZLES = 1000
 def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
     """Check the options; raises `BadRequest` naming every bad field."""
     violations: list[tuple[str, str]] = []
-    if request.game not in PROFILES:
+    game = request.game.lower()   # as every game field, in any case
+    if game not in PROFILES:
         violations.append(("game", f"{quoted(request.game)} is not a game ({' or '.join(sorted(PROFILES))})"))
     if not 1 <= request.count <= MAX_PUZZLES:
         violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
     low = request.min_tricks if request.HasField("min_tricks") else 3
     high = request.max_tricks if request.HasField("max_tricks") else 7
-    if request.game in PROFILES:
-        tricks = PROFILES[request.game].cards_per_hand
+    if game in PROFILES:
+        tricks = PROFILES[game].cards_per_hand
         if not 1 <= low <= tricks:
             violations.append(("min_tricks", f"{low} is not between 1 and {tricks}"))
         if not low <= high <= tricks:
@@ -234,8 +235,7 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
         violations.append(("progress_every", f"{every} must be at least 1"))
     if violations:
         raise BadRequest(violations)
-    return _PuzzleTask(request.game, request.count, request.seed, low, high, margin, attempts, every,
-                       queue.Queue())
+    return _PuzzleTask(game, request.count, request.seed, low, high, margin, attempts, every, queue.Queue())
 
 
 def read_solve_request(request: pb.SolveRequest) -> _Task:

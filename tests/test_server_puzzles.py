@@ -20,7 +20,7 @@ def request(**fields) -> pb.GeneratePuzzlesRequest:
     return pb.GeneratePuzzlesRequest(**{"game": "malilla", "count": 3, "seed": 5, **fields})
 
 
-@pytest.mark.parametrize("game", ["malilla", "manille"])
+@pytest.mark.parametrize("game", ["malilla", "manille", "Manille"])   # a game in any case, as everywhere
 def test_the_stream_is_the_library_puzzles(stub, game):
     items = list(stub.GeneratePuzzles(request(game=game, count=4, seed=21, progress_every=50), timeout=60))
     puzzles = [convert.puzzle_json(i.puzzle) for i in items if i.WhichOneof("item") == "puzzle"]
