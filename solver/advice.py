@@ -58,7 +58,7 @@ from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, p
 from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object
 from .profiles import Profile
-from .rules import core_rules, explain, trump_index
+from .rules import core_rules, refusal, trump_index
 from .solve import Solver, default_solver
 
 __all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "count_layouts", "sample_layout",
@@ -242,8 +242,7 @@ class View:
         hands[self.seat] = hand
         mask, reason, winning = _core.legal_moves(rules, tuple(hands), tindex, leader, trick, led)
         if not mask >> c & 1:
-            rule = explain(reason, mask, winning, trick[0] >> 4 if trick else 0, self.profile)
-            raise IllegalPlay(f"play[{i}]", f"{SEATS[self.seat]} may not play {card_name(c, self.profile)}: {rule}")
+            raise IllegalPlay(f"play[{i}]", refusal(self.seat, c, mask, reason, winning, trick, self.profile))
 
     @property
     def hidden(self) -> tuple[int, ...]:

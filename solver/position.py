@@ -20,7 +20,7 @@ from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, c
                     parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
 from .quoting import quoted
-from .rules import core_rules, explain, trump_index
+from .rules import core_rules, refusal, trump_index
 
 __all__ = ["Position", "PositionError", "IllegalPlay", "json_object"]
 
@@ -393,9 +393,7 @@ class Position:
             raise IllegalPlay(where, f"{SEATS[seat]} does not hold {name}")
         mask, reason, winning = self.legal_mask()
         if not mask >> card & 1:
-            lead = self.trick[0] >> 4 if self.trick else 0
-            rule = explain(reason, mask, winning, lead, self.profile)
-            raise IllegalPlay(where, f"{SEATS[seat]} may not play {name}: {rule}")
+            raise IllegalPlay(where, refusal(seat, card, mask, reason, winning, self.trick, self.profile))
 
     def _play(self, card: int, where: str) -> Position:
         self._require_legal(card, where)

@@ -4,10 +4,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import _core
-from .cards import SUITS, card_name, cards_of
+from .cards import SEATS, SUITS, card_name, cards_of
 from .profiles import Profile
 
-__all__ = ["core_rules", "trump_index", "explain", "NO_TRUMP_INDEX"]
+__all__ = ["core_rules", "trump_index", "refusal", "NO_TRUMP_INDEX"]
 
 NO_TRUMP_INDEX = 4
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
@@ -33,14 +33,21 @@ def _alternatives(mask: int, profile: Profile) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def explain(reason: int, legal: int, winning: int, lead_suit: int, profile: Profile) -> str:
+def refusal(seat: int, card: int, legal: int, reason: int, winning: int, trick: tuple[int, ...],
+            profile: Profile) -> str:
+    """Why `seat` may not play `card` to `trick`, when only the cards of `legal` may be played
+    (`reason` and `winning` as the rules engine gives them): "E may not play KS: must follow ..."."""
+    return f"{SEATS[seat]} may not play {card_name(card, profile)}: {_explain(reason, legal, winning, trick, profile)}"
+
+
+def _explain(reason: int, legal: int, winning: int, trick: tuple[int, ...], profile: Profile) -> str:
     """Why only the cards of `legal` may be played, in words."""
     cards = _alternatives(legal, profile)
     win = card_name(winning, profile) if winning >= 0 else ""
     if reason == _core.Reason.BEAT:
         return f"must beat {win} with {cards}"
     if reason == _core.Reason.FOLLOW:
-        return f"must follow {SUIT_NAMES[lead_suit]} with {cards}"
+        return f"must follow {SUIT_NAMES[trick[0] >> 4]} with {cards}"
     if reason == _core.Reason.TRUMP:
         return f"must trump with {cards}"
     if reason == _core.Reason.OVERTRUMP:
