@@ -65,10 +65,9 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
     options = options or {}
     timeout = options.get("timeout")
     if job == "solve":
-        sol = solver.solve(item, mode=options.get("mode", "all"),
-                           objective=options.get("objective", "points"), target=options.get("target"),
-                           timeout=timeout)
-        return sol.to_json()
+        run = run_of(job, options)   # the options with their defaults
+        return solver.solve(item, mode=run["mode"], objective=run["objective"], target=run.get("target"),
+                            timeout=timeout).to_json()
     if job == "table":
         from .table import table_of
         return table_of(item, solver, timeout).to_json()
