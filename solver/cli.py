@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -112,17 +113,31 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# input files are UTF-8 whatever the locale; an undecodable byte is kept (as a surrogate) for the
+# line's reader to refuse, so that the lines around it are still answered
+INPUT = argparse.FileType("r", encoding="utf-8", errors="surrogateescape")
+
+
+def read_stdin_as_utf8() -> None:
+    """Standard input read as `INPUT` reads files."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+
+
 def count_lines(stream: TextIO) -> int | None:
     """Non-blank lines left in a seekable input (None for a pipe)."""
     try:
         if not stream.seekable():
             return None
         start = stream.tell()
-        n = sum(1 for line in stream if line.strip())
-        stream.seek(start)
-        return n
     except (OSError, ValueError):
         return None
+    try:
+        return sum(1 for line in stream if line.strip())
+    except (OSError, ValueError):
+        return None
+    finally:
+        stream.seek(start)
 
 
 def _check_writable(path: str, option: str, source: TextIO | None = None) -> None:
@@ -324,13 +339,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     legal = sub.add_parser("legal", help="legal cards of each position (JSON lines on stdin)")
-    legal.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin)
+    legal.add_argument("input", nargs="?", type=INPUT, default=sys.stdin)
     legal.add_argument("--lenient", action="store_true",
                        help="do not check hand sizes against each other (abstract positions)")
     legal.set_defaults(func=cmd_legal)
 
     solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
-    solve.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin)
+    solve.add_argument("input", nargs="?", type=INPUT, default=sys.stdin)
     solve.add_argument("--mode", choices=MODES, default="all",
                        help="all: every card scored; optimal: every best card; best: one best card; "
                             "target: can the side to move reach --target")
@@ -347,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
-    analyze.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+    analyze.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
     analyze.add_argument("--html", metavar="OUT.html", help="also write a self-contained report page")
     analyze.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
@@ -361,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.set_defaults(func=cmd_analyze)
 
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
-    table.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+    table.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
     table.add_argument("--memory", type=int, default=DEFAULT_MEMORY, help="table bytes")
@@ -376,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     puzzles.add_argument("--max-tricks", type=int, default=7, help="most tricks left (default 7)")
     puzzles.add_argument("--margin", type=int, default=3,
                          help="points every other card must fall short by (default 3)")
-    puzzles.add_argument("--from", dest="source", type=argparse.FileType("r"), metavar="FILE",
+    puzzles.add_argument("--from", dest="source", type=INPUT, metavar="FILE",
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--memory", type=int, default=64 << 20, help="table bytes")
@@ -384,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
     batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
-    batch.add_argument("input", nargs="?", type=argparse.FileType("r"),
+    batch.add_argument("input", nargs="?", type=INPUT,
                        help="JSON lines: the input of the single-machine command (or use --deals)")
     batch.add_argument("--game", choices=sorted(PROFILES), help="game of generated deals (default malilla)")
     batch.add_argument("--deals", type=int, help="generate this many deals instead of reading a file")
@@ -409,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.set_defaults(func=cmd_batch)
 
     advise = sub.add_parser("advise", help="single-dummy advice: the best card from one seat's view (JSON lines)")
-    advise.add_argument("input", nargs="?", type=argparse.FileType("r"), default=sys.stdin,
+    advise.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                         help="views: game, trump, seat, hand, leader (the first leader), play; optional "
                              "dealer and shown (default: stdin)")
     advise.add_argument("--samples", type=int, default=100, help="layouts of the hidden cards to solve (default 100)")
@@ -453,6 +468,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    read_stdin_as_utf8()
     args = build_parser().parse_args(argv)
     if getattr(args, "mode", None) == "target" and args.target is None:
         build_parser().error("--mode target needs --target")

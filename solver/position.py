@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -43,17 +44,42 @@ POSITION_KEYS = frozenset({"game", "trump", "hands", "leader", "trick", "led_sui
                            "dealer", "shown", "pending_doubling", "play"})
 
 
+# characters no text holds: the undecodable bytes of an input read with `surrogateescape`, and
+# lone halves of a surrogate pair, which JSON's \\u escapes can spell
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _parse_json(text: str, field: str) -> Any:
+    """JSON text's value; text that is not UTF-8, not JSON, or NaN and Infinity raise `PositionError`."""
+    bad = _SURROGATE.search(text)
+    if bad:
+        code = ord(bad.group())
+        what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
+        raise PositionError(field, f"not UTF-8 text ({what} at character {bad.start()})")
+    try:
+        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json)
+    except (ValueError, RecursionError) as e:
+        raise PositionError(field, f"not valid JSON ({e})") from None
+    if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(value, ensure_ascii=False)):
+        raise PositionError(field, "a \\u escape spells a lone surrogate, which is not text")
+    return value
+
+
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
                 keys: frozenset[str] = POSITION_KEYS) -> dict[str, Any]:
-    """`obj` as a JSON object, parsing text (a leading byte-order mark is dropped, as `json.loads`
-    drops it from bytes); anything else raises `PositionError` on `field`. A key that looks like a
-    misspelt one of `keys` (`led_suit`, `Trump`) is refused, since it would be ignored; other keys
-    are left alone (the vectors carry their answers beside the position)."""
-    if isinstance(obj, (str, bytes)):
-        try:
-            obj = json.loads(obj.removeprefix("\ufeff") if isinstance(obj, str) else obj)
-        except (ValueError, RecursionError) as e:
-            raise PositionError(field, f"not valid JSON ({e})") from None
+    """`obj` as a JSON object, parsing text or UTF-8 bytes (a leading byte-order mark is dropped);
+    anything else raises `PositionError` on `field`. A key that looks like a misspelt one of `keys`
+    (`led_suit`, `Trump`) is refused, since it would be ignored; other keys are left alone (the
+    vectors carry their answers beside the position)."""
+    if isinstance(obj, bytes):
+        obj = obj.decode("utf-8", "surrogateescape")
+    if isinstance(obj, str):
+        obj = _parse_json(obj, field)
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
     for key in obj.keys() - keys:

@@ -1,14 +1,21 @@
 """Input text echoed in an error message, kept short."""
 from __future__ import annotations
 
+import reprlib
+
 SHOWN = 20
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = SHOWN + 2
 
 
 def quoted(value: object) -> str:
-    """``repr(value)``, with a long string or other long value cut to its first
-    `SHOWN` characters and its length, so that an error about a huge field
-    stays a readable line (and fits a gRPC status)."""
-    if isinstance(value, str) and len(value) > SHOWN:
-        return f"{value[:SHOWN]!r}... ({len(value)} characters)"
-    text = repr(value)
-    return text if len(text) <= SHOWN + 2 else f"{text[:SHOWN]}... ({len(text)} characters)"
+    """``repr(value)``, with a long string cut to its first `SHOWN` characters
+    and its length, and any other value abridged (``reprlib``, so that a deeply
+    nested one costs nothing), so that an error about a huge field stays a
+    readable line (and fits a gRPC status)."""
+    if isinstance(value, str):
+        return f"{value[:SHOWN]!r}... ({len(value)} characters)" if len(value) > SHOWN else repr(value)
+    text = _SHORT.repr(value)
+    return text if len(text) <= SHOWN + 2 else f"{text[:SHOWN]}..."

@@ -80,6 +80,21 @@ def test_file_input_jobs_match_single_machine(cluster, tmp_path):
             assert line == expect(item), job
 
 
+def test_a_line_that_is_not_utf8_is_answered_at_its_index(cluster, tmp_path):
+    """Past the first 8 KiB read ahead, so that the line count of the progress bar reads it too."""
+    lc, _ = cluster
+    items = [json.dumps(generated_item("solve", "manille", 3, i)) for i in range(50)]
+    path, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    path.write_bytes(("\n".join(items[:40]) + '\n{"game": "man\udcffille"}\n' + "\n".join(items[40:]) + "\n")
+                     .encode("utf-8", "surrogateescape"))
+    assert len("\n".join(items[:40])) > 8192
+    assert main(["batch", "solve", str(path), "--address", lc.scheduler_address, "-o", str(out), "--mode", "best"]) == 0
+    lines = sorted(read_lines(out), key=lambda line: line["index"])
+    check_complete(lines, 51)
+    assert lines[40]["error"] == "position: not UTF-8 text (byte 0xFF at character 13)"
+    assert [json.dumps(line["position"]) for line in lines[:40] + lines[41:]] == items
+
+
 def test_options_and_errors_in_a_chunk():
     position = generated_item("solve", "manille", 1, 0)
     out = run_chunk("solve", [(0, json.dumps(position)), (1, "{not json"), (2, position)],

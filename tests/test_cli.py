@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import subprocess
 import sys
 
@@ -75,6 +76,22 @@ class TestLegalCommand:
         path = tmp_path / "in.jsonl"
         path.write_text("".join(json.dumps(o) + "\n" for o in objs))
         assert answers(run("legal", str(path))) == [{"legal": o["legal"]} for o in objs]
+
+    @pytest.mark.parametrize("from_file", [True, False], ids=["file", "stdin"])
+    def test_a_line_that_is_not_utf8_is_answered_in_its_place(self, tmp_path, from_file):
+        """Whatever the locale's encoding says of standard input (strict here)."""
+        objs = legal_lines(4)
+        data = b"".join(json.dumps(o).encode() + b"\n" for o in objs[:2]) + b'{"game": "mal\xffilla"}\n' + \
+            b"".join(json.dumps(o).encode() + b"\n" for o in objs[2:])
+        path = tmp_path / "in.jsonl"
+        path.write_bytes(data)
+        proc = subprocess.run([sys.executable, "-m", "solver.cli", "legal", *([str(path)] if from_file else [])],
+                              input=None if from_file else data, capture_output=True, cwd=PROJECT, timeout=120,
+                              env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})
+        assert proc.returncode == 0, proc.stderr
+        out = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert out[2] == {"error": "position: not UTF-8 text (byte 0xFF at character 13)"}
+        assert out[:2] + out[3:] == [{"legal": o["legal"]} for o in objs]
 
 
 class TestSolveCommand:

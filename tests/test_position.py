@@ -593,6 +593,36 @@ class TestMalformedPositions:
     def test_not_json(self, text):
         assert field_of(text) == "position"
 
+    @pytest.mark.parametrize("text, problem", [
+        ('{"game": "mal\udcffilla"}', "not UTF-8 text (byte 0xFF at character 13)"),
+        (b'{"game": "mal\xffilla"}', "not UTF-8 text (byte 0xFF at character 13)"),
+        ('{"game": "mal\ud800illa"}', "not UTF-8 text (lone surrogate U+D800 at character 13)"),
+        ('{"game": "mal\\ud800illa"}', "a \\u escape spells a lone surrogate, which is not text"),
+        ('{"game": "malilla", "x": "\\uDFFF"}', "a \\u escape spells a lone surrogate, which is not text"),
+        ('{"game": "malilla", "trump": NaN}', "not valid JSON (NaN is not a JSON value)"),
+        ('{"game": "malilla", "trump": -Infinity}', "not valid JSON (-Infinity is not a JSON value)"),
+    ])
+    def test_text_that_is_not_utf8_json(self, text, problem):
+        """Undecodable bytes (read with `surrogateescape`), lone surrogates and NaN: none is JSON
+        text, and each would fail later, where it is written out."""
+        with pytest.raises(PositionError) as err:
+            Position.from_json(text)
+        assert (err.value.field, err.value.problem) == ("position", problem)
+
+    def test_a_surrogate_pair_escape_is_text(self):
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        text = json.dumps({**obj, "comment": "\U0001F0A1"})
+        assert "\\ud83c" in text and Position.from_json(text).to_json() == Position.from_json(obj).to_json()
+
+    def test_a_deeply_nested_value_is_echoed_cut_short(self):
+        value = "N"
+        for _ in range(5000):
+            value = [value]
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        with pytest.raises(PositionError) as err:
+            Position.from_json({**obj, "leader": value})
+        assert err.value.field == "leader" and "[[[" in err.value.problem and len(err.value.problem) < 80
+
     @pytest.mark.parametrize("key, meant", [("led_suit", "led_suits"), ("Trump", "trump"), ("histroy", "history"),
                                             ("to-move", "to_move"), ("leadr", "leader"),
                                             ("pending_double", "pending_doubling")])
