@@ -11,25 +11,27 @@ Answers are the library's own `solver.solve.Solution`; `analyze_play` and
 `malilla-dd table` print it). A position, played deal, full deal or view
 is read and checked by the library before the call, so a bad one raises the
 library's `PositionError` (a ValueError naming the field, as `malilla-dd`
-words it) and is never sent; `solve_many` sends every item, and the server
-answers a bad one in the stream. A refused call raises `RemoteError`
+words it) and is never sent; `solve_many` answers an item that is not JSON
+itself and sends every other item, and the server answers a bad one in the
+stream. A refused call raises `RemoteError`
 (`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
 """
 from __future__ import annotations
 
+import queue
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from google.rpc import error_details_pb2
+from google.rpc import code_pb2, error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
-from solver.position import Position
+from solver.position import Position, PositionError
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -91,16 +93,21 @@ def _checked(position: PositionLike, strict: bool = True) -> Position:
     return position if isinstance(position, Position) else Position.from_json(position, strict=strict)
 
 
-def _request(position: PositionLike, mode: str, objective: str, target: int | None,
-             request_id: str = "") -> pb.SolveRequest:
+def _check_options(mode: str, objective: str, target: int | None) -> None:
     if mode not in convert.MODES:
         raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(convert.MODES)}")
     if objective not in convert.OBJECTIVES:
         raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(convert.OBJECTIVES)}")
+    if target is not None:
+        check_whole("target", target)
+
+
+def _request(position: PositionLike, mode: str, objective: str, target: int | None,
+             request_id: str = "") -> pb.SolveRequest:
+    _check_options(mode, objective, target)
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:
-        check_whole("target", target)
         # beyond the message's 32 bits, a target is as sure or as hopeless as at its edge
         request.target = max(-1 << 31, min(target, (1 << 31) - 1))
     return request
@@ -168,15 +175,34 @@ class Client:
                    objective: str = "points", target: int | None = None,
                    timeout: float | None = None) -> Iterator[tuple[str, Solution | StreamError]]:
         """(id, position) pairs through one SolveStream call; yields (id, Solution or
-        StreamError) in the same order."""
-        requests = (_request(p, mode, objective, target, request_id) for request_id, p in positions)
-        for response in self._stream(self.stub.SolveStream, requests, timeout):
+        StreamError) in the same order. An item that is not a position JSON object (text that is not
+        JSON) is answered here, as the server answers an item it refuses."""
+        _check_options(mode, objective, target)
+        # per item in order: (id, its StreamError) if refused here, (id, None) if sent
+        items: queue.SimpleQueue[tuple[str, StreamError | None]] = queue.SimpleQueue()
+
+        def requests() -> Iterator[pb.SolveRequest]:
+            for request_id, position in positions:
+                try:
+                    request = _request(position, mode, objective, target, request_id)
+                except PositionError as e:
+                    items.put((request_id, StreamError(code_pb2.INVALID_ARGUMENT, str(e),
+                                                       [(convert.field_path(e.field), e.problem)])))
+                    continue
+                items.put((request_id, None))
+                yield request
+
+        for response in self._stream(self.stub.SolveStream, requests(), timeout):
+            while (item := items.get())[1] is not None:
+                yield item
             if response.HasField("error"):
                 e = response.error
                 yield response.id, StreamError(e.code, e.message,
                                                [(v.field, v.description) for v in e.field_violations])
             else:
                 yield response.id, convert.solution_from_message(response.solution)
+        while not items.empty():
+            yield items.get()
 
     def legal_moves(self, position: PositionLike, lenient: bool = False,
                     timeout: float | None = None) -> list[str]:
@@ -230,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
+    from solver.cli import read_stdin_as_utf8
+
+    read_stdin_as_utf8()
     parser = argparse.ArgumentParser(prog="python -m server.client", description=main.__doc__)
     parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS", "127.0.0.1:50051"),

@@ -247,6 +247,16 @@ class TestSolveStream:
         assert isinstance(out[1][1], StreamError) and out[1][1].violations[0][0] == "position.trump"
         assert out[2][1].values == library(POSITIONS[7]).values
 
+    def test_client_solve_many_answers_text_that_is_not_json_in_its_place(self, client):
+        good = json.dumps(POSITIONS[6])
+        items = [("a", "not json"), ("b", good), ("c", '{"game": "mal\\ud800"}'), ("d", "[1"), ("e", good)]
+        out = list(client.solve_many(items))
+        assert [i for i, _ in out] == ["a", "b", "c", "d", "e"]
+        for i in (0, 2, 3):
+            assert isinstance(out[i][1], StreamError) and out[i][1].violations[0][0] == "position"
+        assert "lone surrogate" in out[2][1].message
+        assert out[1][1].values == out[4][1].values == library(POSITIONS[6]).values
+
 
 def bad(position: dict, **changes) -> dict:
     out = {**position, "hands": dict(position["hands"])}
