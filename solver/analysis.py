@@ -117,12 +117,15 @@ class PlayedDeal:
         limit = 4 * profile.cards_per_hand
         if len(items) > limit:
             raise PositionError("play", f"{len(items)} cards; a {profile.name} deal has {limit}")
-        play = []
+        play: list[str] = []
         for i, text in enumerate(items):
             try:
-                play.append(card_name(parse_card(text, profile), profile))
+                name = card_name(parse_card(text, profile), profile)
             except CardError as e:
                 raise PositionError(f"play[{i}]", str(e)) from None
+            if name in play:
+                raise PositionError(f"play[{i}]", f"{name} appears twice (also in play[{play.index(name)}])")
+            play.append(name)
         return cls(start, tuple(play), dealer, shown)
 
     @staticmethod
@@ -345,6 +348,19 @@ class Analysis:
 # ---------------------------------------------------------------- the analysis
 
 
+def play_card(position: Position, index: int, name: str) -> Position:
+    """`position` after play[index], `name`. A card its player does not hold is a record that
+    cannot be (`PositionError`); a card the rules forbid raises `IllegalPlay`."""
+    seat = position.to_move
+    if name not in position.hand(seat):
+        holder = next(SEATS[s] for s in range(4) if name in position.hand(s))
+        raise PositionError(f"play[{index}]", f"{SEATS[seat]} plays {name}, which {holder} holds")
+    try:
+        return position.play(name)
+    except IllegalPlay as e:
+        raise IllegalPlay(f"play[{index}]", e.problem) from None
+
+
 def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = None,
             timeout: float | None = None, single_dummy: int = 0, seed: int = 0) -> Analysis:
     """Analyse a played deal card by card (see the module's docstring).
@@ -375,7 +391,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     for index, name in enumerate(deal.play):
         seat = position.to_move
         try:
-            after_position = position.play(name)
+            after_position = play_card(position, index, name)
         except IllegalPlay as e:
             illegal = IllegalCard(index, name, SEATS[seat], e.problem)
             break

@@ -60,11 +60,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .analysis import PlayedDeal
+from .analysis import PlayedDeal, play_card
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal
-from .position import IllegalPlay, Position
+from .position import Position
 from .profiles import Profile
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
@@ -331,10 +331,7 @@ def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: 
     node_solver = Solver(NODE_MEMORY)
     positions = [position]
     for i, card in enumerate(record.play):
-        try:
-            position = position.play(card)
-        except IllegalPlay as e:
-            raise IllegalPlay(f"play[{i}]", e.problem) from None
+        position = play_card(position, i, card)
         positions.append(position)
     for p in positions:
         if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:

@@ -156,7 +156,7 @@ def as_json(obj) -> str:
 
 
 def illegal_play(game: str, seed: int) -> tuple[dict, int, str]:
-    """A played deal whose last card is one the mover holds but may not play: the deal, the card's
+    """A played deal with a card the mover holds but may not play, and cards after it: the deal, the card's
     index and the rule it breaks (as the rules engine words it)."""
     for s in range(seed, seed + 50):
         obj = played_deal(game, s)
@@ -167,7 +167,10 @@ def illegal_play(game: str, seed: int) -> tuple[dict, int, str]:
                 try:
                     position.play(wrong[0])
                 except IllegalPlay as e:
-                    return {**obj, "play": obj["play"][:i] + [wrong[0]] + obj["play"][i + 1:]}, i, e.problem
+                    play = list(obj["play"])
+                    j = play.index(wrong[0])   # later: swapped with the card played, so no card is played twice
+                    play[i], play[j] = play[j], play[i]
+                    return {**obj, "play": play}, i, e.problem
                 raise AssertionError(f"{wrong[0]} is not among the legal cards but could be played")
             position = position.play(card)
     pytest.fail(f"no illegal chance in 50 {game} deals")

@@ -25,7 +25,7 @@ def positions_before(analysis: Analysis) -> list[Position]:
 
 
 def illegal_at(game: str, seed: int) -> tuple[dict, int, str]:
-    """A played deal whose last card is a card the mover holds but may not play; its index and the rule."""
+    """A played deal with a card the mover holds but may not play, and cards after it; its index and the rule."""
     profile = get_profile(game)
     for s in range(seed, seed + 50):
         obj = played_deal(game, s)
@@ -37,7 +37,10 @@ def illegal_at(game: str, seed: int) -> tuple[dict, int, str]:
             if wrong and i >= 5:
                 with pytest.raises(IllegalPlay) as err:
                     position.play(wrong[0])
-                return {**obj, "play": obj["play"][:i] + [wrong[0]] + obj["play"][i + 1:]}, i, err.value.problem
+                play = list(obj["play"])
+                j = play.index(wrong[0])   # later: swapped with the card played, so no card is played twice
+                play[i], play[j] = play[j], play[i]
+                return {**obj, "play": play}, i, err.value.problem
             position = position.play(card)
     raise AssertionError(f"no illegal chance in 50 {profile.name} deals")
 
@@ -165,14 +168,27 @@ class TestIllegalCards:
         assert analysis.illegal.seat == "W"
         assert analysis.illegal.rule == "W may not play 2H: must beat AH with 7H"
 
-    def test_a_card_not_held_and_a_first_card(self) -> None:
+    @pytest.mark.parametrize("index", [0, 9])
+    def test_a_card_its_player_does_not_hold_is_bad_input_not_an_illegal_play(self, index: int) -> None:
+        """No player can play another's card: the record is wrong, and no side is penalised for it."""
         obj = played_deal("manille", 3)
-        start = start_of(obj)
-        other = next(c for c in start.hand((start.leader + 1) % 4))
-        analysis = analyze({**obj, "play": [other]}, Solver())
-        assert analysis.cards == () and analysis.illegal.index == 0
-        assert "does not hold" in analysis.illegal.rule
-        assert analysis.result.dd_points[0] == analysis.result.projected[0]
+        position = start_of(obj)
+        for card in obj["play"][:index]:
+            position = position.play(card)
+        holder = (position.to_move + 1) % 4
+        other = position.hand(holder)[0]
+        with pytest.raises(PositionError) as err:
+            analyze({**obj, "play": obj["play"][:index] + [other]}, Solver())
+        assert (err.value.field, err.value.problem) == (
+            f"play[{index}]", f"{SEATS[position.to_move]} plays {other}, which {SEATS[holder]} holds")
+        assert not isinstance(err.value, IllegalPlay)
+
+    def test_a_card_played_twice_is_bad_input(self) -> None:
+        obj = played_deal("malilla", 2)
+        play = obj["play"][:8] + [obj["play"][3]]
+        with pytest.raises(PositionError) as err:
+            analyze({**obj, "play": play}, Solver())
+        assert (err.value.field, err.value.problem) == ("play[8]", f"{play[3]} appears twice (also in play[3])")
 
 
 class TestPartialDeals:

@@ -147,6 +147,18 @@ def test_an_illegal_card_in_a_mined_deal_names_its_place_in_the_play():
     assert err.value.field == "play[5]" and play[5] in err.value.problem
 
 
+def test_a_card_its_player_does_not_hold_in_a_mined_deal_is_bad_input():
+    played = played_deal("malilla", 1)
+    play = list(played["play"])
+    play[4] = play[6]   # a card of the next trick's players, played twice
+    with pytest.raises(PositionError) as err:
+        next(mine({**played, "play": play}))
+    assert err.value.field == "play[6]" and "appears twice" in err.value.problem
+    with pytest.raises(PositionError) as err:
+        next(mine({**played, "play": play[:5]}))
+    assert err.value.field == "play[4]" and "which" in err.value.problem and not isinstance(err.value, IllegalPlay)
+
+
 def test_attempts_bounded():
     seen = []
     out = list(generate(get_profile("malilla"), 50, seed=1, max_attempts=20,
