@@ -43,9 +43,9 @@ along the line (``tags_of``):
 * ``throw-in``: a defender on lead along the line (a trick boundary) had only
   leads after which, under best play, the solving side wins the trick with
   card points in it: the defender on lead must give points.
-* ``seven-squeeze``: a defender who could not follow suit held a non-trump
-  seven (Malilla's top card) during the discard, kept it, and the solving side
-  later won the trick holding that seven.
+* ``seven-squeeze``: a defender who could not follow suit discarded (played
+  no trump) while holding a non-trump seven (Malilla's top card), kept it, and
+  the solving side later won the trick holding that seven.
 
 Everything is deterministic for a seed: one ``random.Random(seed)`` draws the
 deals, the dealers and the number of tricks left, and the play to it.
@@ -245,7 +245,8 @@ def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Solve
             tags.add("forced-overtake")
         if defender and reason == R.OVERTRUMP and hand & ~mask:
             tags.add("overtrump")
-        if defender and position.trick and not follow and profile.protected_rank is not None:
+        discard = position.trick and not follow and "SHDC"[parse_card(card, profile) >> 4] != position.trump
+        if defender and discard and profile.protected_rank is not None:
             seven = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
             for c in cards_of(hand):
                 if (c & 15) == seven and "SHDC"[c >> 4] != position.trump and card_name(c, profile) != card:

@@ -273,6 +273,9 @@ def test_tags_need_a_defender_or_a_real_restriction():
     # a defender on lead with one card only is no throw-in; without a solver no throw-in is looked for
     args, line = TAG_CASES["throw-in"]
     assert tags_of(hand_made(*args), line.split()) == ()
+    # W cannot follow but trumps (no discard), then loses the seven it kept: no seven-squeeze
+    p = hand_made("malilla", "S", ["AD 2S", "3S 7H", "3D 4D", "5D 6D"], "N")
+    assert tags_of(p, "AD 3S 3D 5D 7H 4D 6D 2S".split(), Solver(1 << 20)) == ()
     # following suit freely: nothing
     p = hand_made("malilla", "D", ["KH 3S", "2H QH", "4H 5S", "6H 4S"], "N")
     assert tags_of(p, "KH 2H 4H 6H 3S QH 5S 4S".split(), Solver(1 << 20)) == ()
