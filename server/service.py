@@ -41,7 +41,7 @@ from solver.cards import SEATS
 from solver.checks import check_whole
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
-from solver.puzzles import generate
+from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory
 from solver.table import DDTable, read_table_input, table_of
@@ -227,7 +227,7 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
     margin = request.margin if request.HasField("margin") else 3
     if margin < 1:
         violations.append(("margin", f"{margin} must be at least 1"))
-    attempts = request.max_attempts if request.HasField("max_attempts") else 2000 * max(request.count, 1)
+    attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
     if attempts < 1:
         violations.append(("max_attempts", f"{attempts} must be at least 1"))
     every = request.progress_every if request.HasField("progress_every") else 100

@@ -72,6 +72,7 @@ from .text import diagram, tricks_text
 __all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
            "pretty", "TAGS"]
 
+ATTEMPTS_PER_PUZZLE = 2000
 TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
 NODE_MEMORY = 16 << 20
 
@@ -294,8 +295,9 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
 
     Each attempt deals a deal (the game's dealing procedure, a random dealer),
     plays random legal cards to a trick boundary with k tricks left (k drawn in
-    range) and checks that position. `max_attempts` (default 2000 per puzzle)
-    bounds the search; `progress(attempts, found)` is called after each attempt.
+    range) and checks that position. `max_attempts` (default `ATTEMPTS_PER_PUZZLE`
+    per puzzle) bounds the search, so fewer puzzles may come;
+    `progress(attempts, found)` is called after each attempt.
     """
     check_options(min_tricks, max_tricks, margin, profile, count)
     check_whole("seed", seed)
@@ -304,7 +306,7 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     solver = solver or Solver(64 << 20)
     node_solver = Solver(NODE_MEMORY)
     rng = random.Random(seed)
-    limit = max_attempts if max_attempts is not None else 2000 * count
+    limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
     found = attempts = 0
     while found < count and attempts < limit:
         attempts += 1

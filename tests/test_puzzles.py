@@ -306,6 +306,14 @@ def test_cli_json_lines_match_the_library():
     assert lines == [p.to_json() for p in generate(get_profile("manille"), 3, seed=4)]
 
 
+def test_cli_says_when_the_attempts_ran_out():
+    out = run_cli("--count", "1", "--margin", "60")
+    assert out.returncode == 0 and out.stdout == ""
+    assert out.stderr.strip() == ("malilla-dd puzzles: 0 of 1 puzzles found in 2000 attempts (the limit, 2000 a "
+                                  "puzzle): a smaller --margin or other --min-tricks and --max-tricks find more")
+    assert run_cli("--count", "2", "--seed", "4").stderr == ""
+
+
 def test_cli_pretty_and_from(tmp_path):
     out = run_cli("--game", "malilla", "--count", "2", "--seed", "4", "--pretty", "--min-tricks", "3",
                   "--max-tricks", "4")
