@@ -17,7 +17,7 @@ from typing import Any
 
 from .analysis import Analysis, CardAnalysis
 from .cards import SEATS, SUITS
-from .scoring import SIDE_NAMES
+from .scoring import SIDE_NAMES, deal_multiplier
 
 __all__ = ["ReportItem", "render_report", "write_report", "cost_class"]
 
@@ -166,8 +166,12 @@ def _result_html(analysis: Analysis) -> str:
                      f"<td colspan=2>perfect play from the last card</td></tr>")
     dd_winner = next((s for s in (0, 1) if r.dd_score[s]), None)
     dd_scored = "nobody scores" if dd_winner is None else f"{SIDE_NAMES[dd_winner]} score {r.dd_score[dd_winner]}"
-    if r.dd_capot:
-        dd_scored += " (capot)"
+    start = analysis.deal.start
+    dd_extra = ["capot"] if r.dd_capot else []
+    dd_multiplier = deal_multiplier(start.profile, start.trump, r.pending_doubling, r.dd_capot)
+    if dd_multiplier > 1:
+        dd_extra.append(f"x{dd_multiplier}")
+    dd_scored += f" ({', '.join(dd_extra)})" if dd_extra else ""
     lines.append(f"<tr><th>Double dummy</th><td>{ns} {r.dd_points[0]} &ndash; {ew} {r.dd_points[1]}</td>"
                  f"<td>from the start</td><td>{_esc(dd_scored)}</td></tr>")
     seats = "".join(
@@ -175,6 +179,8 @@ def _result_html(analysis: Analysis) -> str:
         f'<td class="{cost_class(analysis.seats[s].cost, _small_limit(analysis))}">{analysis.seats[s].cost}</td></tr>'
         for s in SEATS)
     notes = list(r.notes)
+    if r.pending_doubling:
+        notes.append("The previous deal was tied: this deal's score counts double.")
     if r.dealer_bonus:
         b = r.dealer_bonus
         notes.append(f"Dealer's bonus: {b['card']} shown, {b['points']} point(s) to {b['side']}, {b['rule']}.")

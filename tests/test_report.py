@@ -5,6 +5,7 @@ The browser test needs Debian's `chromium` (installed by .ci/run); without it th
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
+from solver import Position, get_profile
 from solver.analysis import analyze
+from solver.deal import deal, random_play
 from solver.report import ReportItem, cost_class, render_report
 from solver.solve import Solver
 from conftest import played_deal
@@ -158,6 +161,20 @@ class TestStaticPage:
     def test_plain_analyses_are_accepted(self, analyses) -> None:
         page = render_report(analyses[:1])
         assert page.count('class="deal"') == 1 and "line 1" in page
+
+    @pytest.mark.parametrize("trump, pending, multiplier", [("H", True, 2), ("NT", True, 4), ("NT", False, 2),
+                                                            ("H", False, 1)])
+    def test_the_multipliers_of_the_deal_score_are_shown(self, trump, pending, multiplier) -> None:
+        """A no-trump deal and a pending doubling (Manille) multiply the played and the double-dummy scores."""
+        obj = deal(get_profile("manille"), seed=7, trump=trump).to_deal_json()
+        obj.update(play=random_play(Position.from_json(obj), random.Random(7)), pending_doubling=pending)
+        analysis = analyze(obj, Solver(1 << 22))
+        assert not analysis.result.dd_capot and not analysis.result.score.capot
+        rows = {row.find_all("th")[0].all_text(): row.all_text() for row in Tree(render_report([analysis])).root
+                .find_all("tr") if row.find_all("th") and row.find_all("td")}
+        for name in ("Played", "Double dummy"):
+            assert (f"(x{multiplier})" in rows[name]) == (multiplier > 1), rows[name]
+        assert ("counts double" in render_report([analysis])) == pending
 
     def test_single_dummy_verdicts_are_in_the_cards_titles(self) -> None:
         analysis = analyze(played_deal("manille", 2, cards=8), Solver(1 << 22), single_dummy=3)
