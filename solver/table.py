@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .analysis import perfect_score, side_pair
+from .analysis import PlayedDeal, perfect_score, side_pair
 from .cards import SEATS, CardError, parse_seat
 from .deal import trump_choices
 from .position import Position, PositionError, json_object
@@ -189,7 +189,8 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     leader is solved.
     """
     if position.trick or position.tricks_played:
-        raise PositionError("hands", "a table needs a full deal: four full hands and no card played")
+        raise PositionError("trick" if position.trick else "history",
+                            "a table needs a full deal: four full hands and no card played")
     profile = position.profile
     solver = solver or default_solver()
     if dealers is None:
@@ -228,6 +229,9 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
     every dealer.
     """
     obj = dict(json_object(obj))
+    if obj.get("play") is not None or obj.get("shown") is not None:
+        # a played deal, or a deal with the dealer's shown card: read as such, so that every field is checked
+        PlayedDeal.from_json({**obj, "play": obj.get("play") or []})
     obj.pop("play", None)
     trump = obj.get("trump")
     if trump is None:
@@ -238,7 +242,8 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
         obj.pop("to_move", None)
     position = Position.from_json(obj)
     if position.trick or position.tricks_played:
-        raise PositionError("hands", "a table needs a full deal: four full hands and no card played")
+        raise PositionError("trick" if position.trick else "history",
+                            "a table needs a full deal: four full hands and no card played")
     profile = position.profile
     dealer = obj.get("dealer")
     if dealer is not None:

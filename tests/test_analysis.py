@@ -331,6 +331,14 @@ class TestPlayedDealInput:
             PlayedDeal.from_json(obj)
         assert err.value.field == field and words in err.value.problem
 
+    def test_a_card_already_played_is_named_by_its_field(self) -> None:
+        obj = self.base()
+        started = start_of(obj).play(obj["play"][0]).to_json()
+        with pytest.raises(PositionError) as err:
+            PlayedDeal.from_json({**started, "play": obj["play"][1:]})
+        assert (err.value.field, err.value.problem) == ("trick", "a played deal starts from four full hands and "
+                                                                 "no card played")
+
     def test_dealer_must_sit_before_the_leader(self) -> None:
         obj = self.base()
         wrong = SEATS[(SEATS.index(obj["dealer"]) + 1) % 4]

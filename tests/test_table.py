@@ -142,12 +142,28 @@ class TestInput:
         obj = played_deal("manille", 4, 10)
         assert table_of(obj, Solver()).to_json() == table_of(start_of(obj).to_json(), Solver()).to_json()
 
+    @pytest.mark.parametrize("change, field, problem", [
+        ({"play": 12345}, "play", "expected a list of card strings or a space-separated string"),
+        ({"play": ["ZZ"]}, "play[0]", "'ZZ' is not a card: 'Z' is not a suit"),
+        ({"play": "4C 4C"}, "play[1]", "4C appears twice (also in play[0])"),
+        ({"shown": 123}, "shown", "expected a card string"),
+        ({"shown": "ZZ"}, "shown", "'ZZ' is not a card: 'Z' is not a suit"),
+        ({"shown": "KS"}, "shown", "KS is not in the dealer E's hand"),
+    ])
+    def test_a_played_deal_and_a_shown_card_are_checked(self, change, field, problem) -> None:
+        obj = played_deal("malilla", 1)
+        assert obj["dealer"] == "E" and "KS" not in start_of(obj).hand("E")
+        with pytest.raises(PositionError) as err:
+            read_table_input({**obj, **change})
+        assert (err.value.field, err.value.problem) == (field, problem)
+
     def test_not_a_full_deal(self) -> None:
         obj = seeded("manille", 3, 2)
         started = Position.from_json(obj)
         started = started.play(started.legal_moves()[0])
-        with pytest.raises(PositionError, match="full deal"):
+        with pytest.raises(PositionError, match="full deal") as err:
             read_table_input(started.to_json())
+        assert err.value.field == "trick"
         with pytest.raises(PositionError, match="full deal"):
             dd_table(started, Solver())
         with pytest.raises(PositionError, match="no no-trump deals"):
