@@ -93,7 +93,7 @@ def game_profile(obj: dict[str, Any]) -> Profile:
     """The profile named by the object's `game` field."""
     game = obj.get("game")
     if not isinstance(game, str):
-        raise PositionError("game", "missing or not a string (malilla or manille)")
+        raise PositionError("game", f"{'missing' if game is None else 'not a string'} (malilla or manille)")
     try:
         return get_profile(game)
     except ValueError as e:
@@ -150,8 +150,10 @@ class Position:
         profile = game_profile(obj)
         trump = cls._read_trump(obj.get("trump"), profile)
         hands = cls._read_hands(obj.get("hands"), profile, strict)
+        if obj.get("leader") is None:
+            raise PositionError("leader", "missing: the seat that led the trick in progress (N E S W)")
         try:
-            leader = parse_seat(obj.get("leader"))
+            leader = parse_seat(obj["leader"])
         except CardError as e:
             raise PositionError("leader", str(e)) from None
         trick_raw = obj.get("trick", [])
@@ -204,7 +206,8 @@ class Position:
     @staticmethod
     def _read_trump(value: Any, profile: Profile) -> str:
         if not isinstance(value, str):
-            raise PositionError("trump", "missing or not a string (S H D C or NT)")
+            choices = "S H D C or NT" if profile.no_trump_allowed else "S H D C"
+            raise PositionError("trump", f"{'missing' if value is None else 'not a string'} ({choices})")
         if value.upper() == "NT":
             if not profile.no_trump_allowed:
                 raise PositionError("trump", f"{profile.name} has no no-trump deals")

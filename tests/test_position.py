@@ -609,6 +609,21 @@ class TestMalformedPositions:
             Position.from_json(text)
         assert (err.value.field, err.value.problem) == ("position", problem)
 
+    @pytest.mark.parametrize("game, change, field, problem", [
+        ("malilla", {"leader": None}, "leader", "missing: the seat that led the trick in progress (N E S W)"),
+        ("malilla", {"trump": None}, "trump", "missing (S H D C)"),
+        ("manille", {"trump": None}, "trump", "missing (S H D C or NT)"),
+        ("manille", {"trump": 5}, "trump", "not a string (S H D C or NT)"),
+        ("manille", {"game": None}, "game", "missing (malilla or manille)"),
+        ("manille", {"game": ["manille"]}, "game", "not a string (malilla or manille)"),
+    ])
+    def test_a_missing_field_is_called_missing(self, game, change, field, problem):
+        obj = {k: v for k, v in played_deal(game, 1).items() if k != "play"}
+        obj = {k: v for k, v in {**obj, **change}.items() if v is not None}
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert (err.value.field, err.value.problem) == (field, problem)
+
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         text = json.dumps({**obj, "comment": "\U0001F0A1"})
