@@ -114,7 +114,7 @@ class View:
                 raise PositionError(name, str(e)) from None
         hand_cards = _cards_field(obj.get("hand", ""), profile, "hand")
         raw_play = obj.get("play", [])
-        play = _cards_field(raw_play, profile, "play")
+        play = _cards_field(raw_play, profile, "play", indexed=True)
         seen: dict[int, str] = {}
         for name, cards in (("hand", hand_cards), ("play", play)):
             for i, c in enumerate(cards):
@@ -146,17 +146,21 @@ class View:
                                 f"{players.count(seat)} so holds {sizes[seat]}")
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]
+        dealer = None
+        if obj.get("dealer") is not None:
+            try:
+                dealer = parse_seat(obj["dealer"])
+            except CardError as e:
+                raise PositionError("dealer", str(e)) from None
+            if dealer != (seats["leader"] - step) % 4:
+                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + step) % 4]} "
+                                    f"leads the first trick, not {SEATS[seats['leader']]}")
         shown = obj.get("shown")
         if shown is not None:
             if not profile.dealer_bonus:
                 raise PositionError("shown", f"{profile.name} has no shown card")
-            try:
-                dealer = parse_seat(obj.get("dealer"))
-            except CardError as e:
-                raise PositionError("dealer", f"needed with 'shown': {e}") from None
-            if dealer != (seats["leader"] - step) % 4:
-                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + step) % 4]} "
-                                    f"leads the first trick, not {SEATS[seats['leader']]}")
+            if dealer is None:
+                raise PositionError("dealer", "missing: needed with 'shown' (the seat that dealt)")
             try:
                 sc = parse_card(shown, profile)
             except CardError as e:

@@ -100,17 +100,21 @@ def game_profile(obj: dict[str, Any]) -> Profile:
         raise PositionError("game", str(e)) from None
 
 
-def _cards_field(value: Any, profile: Profile, name: str) -> list[int]:
+def _cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
+    """The cards of a field; `indexed`: a bad card is named by its place (``play[3]``)."""
     if isinstance(value, str):
         items = value.split()
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         items = value
     else:
         raise PositionError(name, "expected a space-separated string or a list of card strings")
-    try:
-        return [parse_card(t, profile) for t in items]
-    except CardError as e:
-        raise PositionError(name, str(e)) from None
+    cards = []
+    for i, text in enumerate(items):
+        try:
+            cards.append(parse_card(text, profile))
+        except CardError as e:
+            raise PositionError(f"{name}[{i}]" if indexed else name, str(e)) from None
+    return cards
 
 
 @dataclass(frozen=True)

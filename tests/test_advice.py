@@ -304,13 +304,19 @@ def test_a_fully_determined_layout_gives_the_double_dummy_values():
 @pytest.mark.parametrize("bad, field", [
     ({"seat": "E"}, "seat"),
     ({"hand": "7S"}, "hand"),
-    ({"play": ["ZZ"]}, "play"),
+    ({"play": ["ZZ"]}, "play[0]"),
+    ({"play": "7S ZZ"}, "play[1]"),
+    ({"play": 7}, "play"),
+    ({"dealer": "Q"}, "dealer"),
+    ({"dealer": 5}, "dealer"),
+    ({"dealer": "N"}, "dealer"),   # the dealer sits before the first leader
+    ({"shown": "2S", "dealer": None}, "dealer"),
     ({"game": "bridge"}, "game"),
     ({"hands": "7S"}, "view"),
 ])
 def test_bad_views_name_the_field(bad, field):
     obj = played_deal("malilla", 1)
-    view = {**view_of(obj, obj["play"][:6]), **bad}
+    view = {k: v for k, v in {**view_of(obj, obj["play"][:6]), **bad}.items() if v is not None}
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert e.value.field == field
