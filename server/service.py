@@ -199,6 +199,8 @@ def read_advise_request(request: pb.AdviseRequest) -> _AdviseTask:
     every = request.progress_every if request.HasField("progress_every") else 10
     if every < 1:
         violations.append(("progress_every", f"{every} must be at least 1"))
+    if request.HasField("goal") and request.goal < 0:
+        violations.append(("goal", f"{request.goal} must be at least 0"))
     if violations:
         raise BadRequest(violations)
     return _AdviseTask(view, request.samples, request.seed, request.goal if request.HasField("goal") else None,

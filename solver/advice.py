@@ -456,7 +456,7 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
     check_whole("samples", samples, 1)
     check_whole("seed", seed)
     if goal is not None:
-        check_whole("goal", goal)
+        check_whole("goal", goal, 0)
     check_whole("every", every, 1)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)

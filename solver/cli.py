@@ -177,7 +177,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 continue
             try:
                 analysis = analyze(line, solver, timeout=args.timeout, single_dummy=args.single_dummy,
-                                   seed=args.seed)
+                                   seed=args.seed or 0)
             except (ValueError, SearchStopped) as e:
                 totals.errors += 1
                 sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
@@ -381,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--single-dummy", type=int, default=0, metavar="N",
                          help="add each card's single-dummy verdict from N sampled layouts (good, unlucky, "
                               "mistake, lucky)")
-    analyze.add_argument("--seed", type=int, default=0, help="the seed of the single-dummy sampling")
+    analyze.add_argument("--seed", type=int, help="the seed of the single-dummy sampling (default 0)")
     analyze.set_defaults(func=cmd_analyze)
 
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
@@ -472,8 +472,11 @@ def _check_options(args: argparse.Namespace) -> None:
     check_timeout(getattr(args, "timeout", None))
     if args.command == "analyze":
         check_whole("--single-dummy", args.single_dummy, 0)
+        _refuse_unused(args, {"--seed": "seed"}, not args.single_dummy, "--single-dummy 0 (the default)")
     if args.command == "advise":
         check_whole("--samples", args.samples, 1)
+        if args.goal is not None:
+            check_whole("--goal", args.goal, 0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -347,6 +347,7 @@ def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
     ({"every": 0}, "every: 0 must be at least 1"),
     ({"max_attempts": 0}, "max_attempts: 0 must be at least 1"),
     ({"goal": "30"}, "goal: '30' is not a whole number"),
+    ({"goal": -5}, "goal: -5 must be at least 0"),
     ({"goal": float("nan")}, "goal: nan is not a whole number"),
     ({"seed": "x"}, "seed: 'x' is not a whole number"),
 ])

@@ -238,6 +238,8 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
 @pytest.mark.parametrize("command, option, message", [
     ("analyze", ["--single-dummy", "-5"], "--single-dummy: -5 must be at least 0"),
     ("advise", ["--samples", "0"], "--samples: 0 must be at least 1"),
+    ("advise", ["--goal", "-5"], "--goal: -5 must be at least 0"),
+    ("analyze", ["--seed", "3"], "--seed: no effect with --single-dummy 0 (the default)"),
 ])
 def test_a_count_that_every_line_would_refuse_is_a_usage_error(command, option, message):
     proc = run(command, *option, stdin="{}\n")

@@ -46,9 +46,10 @@ def test_bad_views_name_the_field(stub, change, field):
 
 def test_bad_options_name_the_field(stub):
     with pytest.raises(grpc.RpcError) as e:
-        list(stub.Advise(pb.AdviseRequest(view=convert.view_message(a_view()), samples=0, progress_every=0),
+        list(stub.Advise(pb.AdviseRequest(view=convert.view_message(a_view()), samples=0, progress_every=0, goal=-1),
                          timeout=10))
-    assert [f for f, _ in violations(e.value)] == ["samples", "progress_every"]
+    assert violations(e.value) == [("samples", "0 is not between 1 and 10000"),
+                                   ("progress_every", "0 must be at least 1"), ("goal", "-1 must be at least 0")]
     with pytest.raises(grpc.RpcError) as e:
         list(stub.Advise(pb.AdviseRequest(samples=3), timeout=10))
     assert [f for f, _ in violations(e.value)] == ["view"]
