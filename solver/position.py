@@ -73,8 +73,8 @@ def _parse_json(text: str, field: str) -> Any:
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
                 keys: frozenset[str] = POSITION_KEYS) -> dict[str, Any]:
     """`obj` as a JSON object, parsing text or UTF-8 bytes (a leading byte-order mark is dropped);
-    anything else raises `PositionError` on `field`. A key that looks like a misspelt one of `keys`
-    (`led_suit`, `Trump`) is refused, since it would be ignored; other keys are left alone (the
+    anything else raises `PositionError` on `field`. A key that looks like a misspelt or cut-short
+    one of `keys` (`led_suit`, `Trump`, `lead`) is refused, since it would be ignored; other keys are left alone (the
     vectors carry their answers beside the position)."""
     if isinstance(obj, bytes):
         obj = obj.decode("utf-8", "surrogateescape")
@@ -83,7 +83,9 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
     for key in obj.keys() - keys:
-        near = difflib.get_close_matches(str(key).lower(), keys, n=1, cutoff=0.85)
+        text = str(key).lower()
+        near = difflib.get_close_matches(text, keys, n=1, cutoff=0.85) or \
+            sorted(k for k in keys if len(text) >= 3 and k.startswith(text))   # cut short: lead, led
         if near:
             raise PositionError(field, f"unknown key {quoted(key)} (did you mean {near[0]}?)")
     return obj

@@ -640,7 +640,8 @@ class TestMalformedPositions:
 
     @pytest.mark.parametrize("key, meant", [("led_suit", "led_suits"), ("Trump", "trump"), ("histroy", "history"),
                                             ("to-move", "to_move"), ("leadr", "leader"),
-                                            ("pending_double", "pending_doubling")])
+                                            ("pending_double", "pending_doubling"), ("lead", "leader"),
+                                            ("led", "led_suits"), ("Hist", "history")])
     def test_a_misspelt_key_is_refused_with_the_key_it_resembles(self, key, meant):
         """Ignored, it would be a silent wrong answer (`led_suit` would lose the suits led)."""
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
