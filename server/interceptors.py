@@ -1,4 +1,4 @@
-"""Server interceptors: the access log and the bearer token."""
+"""Server interceptors: the access log, the bearer token, and requests that are not messages."""
 from __future__ import annotations
 
 import contextlib
@@ -6,11 +6,13 @@ import hmac
 import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
-__all__ = ["AccessLog", "BearerToken", "OPEN_METHODS"]
+__all__ = ["AccessLog", "BearerToken", "MessageCheck", "Undecodable", "OPEN_METHODS"]
 
 access_log = logging.getLogger("malilla_dd.access")
 
@@ -141,3 +143,65 @@ class BearerToken(grpc.ServerInterceptor):
             cls._refuse(context)
             yield  # pragma: no cover - _refuse() raises
         return run
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A request (or a request stream's item) whose bytes are not a message of its type."""
+
+    problem: str
+
+
+class MessageCheck(grpc.ServerInterceptor):
+    """Bytes that are not a request message are the caller's error, INVALID_ARGUMENT, rather than
+    the INTERNAL that gRPC gives a deserializer's exception. A call with one request is refused
+    before its handler; a request stream's handler gets the item as an `Undecodable`, to answer
+    in its turn. Put it last among the interceptors, so that the others wrap its handlers."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        key = (details.method, id(handler))
+        checked = self._handlers.get(key)
+        if checked is None:
+            if len(self._handlers) > 1024:
+                self._handlers.clear()
+            checked = self._handlers[key] = self._check(handler)
+        return checked
+
+    @staticmethod
+    def _check(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        parse = handler.request_deserializer
+        name = getattr(getattr(parse, "__self__", None), "__name__", "request")
+
+        def deserialize(data: bytes) -> Any:
+            try:
+                return parse(data)
+            except DecodeError as e:
+                return Undecodable(f"not a {name} message ({e})")
+
+        checked = handler._replace(request_deserializer=deserialize)
+        if handler.request_streaming:
+            return checked
+
+        def refuse(request: Any, context: grpc.ServicerContext) -> None:
+            if isinstance(request, Undecodable):
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.problem)
+
+        def unary(behavior: Callable) -> Callable:
+            def run(request: Any, context: grpc.ServicerContext) -> Any:
+                refuse(request, context)
+                return behavior(request, context)
+            return run
+
+        def stream(behavior: Callable) -> Callable:
+            def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                refuse(request, context)
+                yield from behavior(request, context)
+            return run
+
+        return _wrap(checked, unary, stream)

@@ -23,7 +23,7 @@ from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
 from .config import Config, add_arguments, config_from_args
-from .interceptors import AccessLog, BearerToken
+from .interceptors import AccessLog, BearerToken, MessageCheck
 from .service import DoubleDummyService
 
 __all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS"]
@@ -123,6 +123,7 @@ def start(config: Config) -> Running:
     interceptors: list[grpc.ServerInterceptor] = [AccessLog()]
     if config.token:
         interceptors.append(BearerToken(config.token))
+    interceptors.append(MessageCheck())
     server = grpc.server(
         handlers,
         interceptors=interceptors,

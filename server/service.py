@@ -48,6 +48,7 @@ from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
 from ._proto import pb, pb_grpc
+from .interceptors import Undecodable
 
 __all__ = ["DoubleDummyService", "BadRequest"]
 
@@ -695,6 +696,9 @@ class _Stream:
                         return
                 if self.cancelled:
                     return
+                if isinstance(request, Undecodable):   # bytes that are not a request: answered in its turn too
+                    self._put(("", None, BadRequest([("", request.problem)])))
+                    continue
                 try:
                     task = read_solve_request(request)
                 except BadRequest as e:   # answered in its turn; holds its place in the window till then

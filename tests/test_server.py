@@ -401,13 +401,37 @@ class TestBadRequests:
         monkeypatch.undo()
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
 
+    @pytest.mark.parametrize("method, kind", [("Solve", "unary_unary"), ("LegalMoves", "unary_unary"),
+                                              ("AnalyzePlay", "unary_unary"), ("Table", "unary_unary"),
+                                              ("Advise", "unary_stream"), ("GeneratePuzzles", "unary_stream")])
+    def test_bytes_that_are_not_a_request_are_invalid_argument(self, server, stub, method, kind):
+        """Bad UTF-8 in a string field, a truncated message, garbage."""
+        channel = channel_to(server)
+        raw = getattr(channel, kind)(f"/{SERVICE_NAME}/{method}", request_serializer=None,
+                                     response_deserializer=None)
+        for payload in (b"\x0a\x05\x0a\x03\xff\xfe\xfd", b"\x0a\x05\x0a", b"\xff\xff\xff\xff"):
+            with pytest.raises(grpc.RpcError) as info:
+                answer = raw(payload, timeout=10)
+                if kind == "unary_stream":
+                    list(answer)
+            assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, (payload, info.value)
+            assert info.value.details().startswith(f"not a {method}Request message")
+        channel.close()
+
+    def test_a_stream_item_that_is_not_a_request_is_answered_in_its_place(self, server):
+        channel = channel_to(server)
+        raw = channel.stream_stream(f"/{SERVICE_NAME}/SolveStream", request_serializer=None,
+                                    response_deserializer=pb.SolveResponse.FromString)
+        good = solve_request(easy_position(), request_id="a").SerializeToString()
+        other = solve_request(easy_position(), request_id="b").SerializeToString()
+        answers = list(raw(iter([good, b"\x0a\x05\x0a", other]), timeout=30))
+        assert [a.id for a in answers] == ["a", "", "b"]
+        assert answers[0].solution.value == answers[2].solution.value == 6
+        assert answers[1].error.message.startswith("not a SolveRequest message")
+        channel.close()
+
     def test_garbage_bytes_do_not_hurt_the_server(self, server, stub):
         channel = channel_to(server)
-        raw = channel.unary_unary(f"/{SERVICE_NAME}/Solve", request_serializer=None, response_deserializer=None)
-        for payload in (b"\xff\xff\xff\xff", b"\x0a\x05\x0a\x03\xff\xfe\xfd", bytes(range(256))):
-            with pytest.raises(grpc.RpcError) as info:
-                raw(payload, timeout=10)
-            assert info.value.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT)
         unknown = channel.unary_unary(f"/{SERVICE_NAME}/Nope")
         with pytest.raises(grpc.RpcError) as info:
             unknown(b"", timeout=10)
