@@ -92,9 +92,8 @@ class PlayedDeal:
         obj = json_object(obj, "deal")
         start = Position.from_json({k: v for k, v in obj.items() if k != "play"})
         profile = start.profile
-        if start.trick or start.tricks_played:
-            raise PositionError("trick" if start.trick else "history",
-                                "a played deal starts from four full hands and no card played")
+        if start.played_field:
+            raise PositionError(start.played_field, "a played deal starts from four full hands and no card played")
         leader_dealer = (start.leader - profile.step) % 4
         dealer = leader_dealer
         if obj.get("dealer") is not None:

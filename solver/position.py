@@ -348,6 +348,16 @@ class Position:
         return self.profile.cards_per_hand - max(bin(h).count("1") for h in self.hands)
 
     @property
+    def played_field(self) -> str | None:
+        """The field showing that cards were played (``trick``, ``history``, or ``hands`` when
+        they are short), or None at the start of a deal."""
+        if self.trick:
+            return "trick"
+        if self.tricks_played:
+            return "history" if self.history else "hands"
+        return None
+
+    @property
     def is_over(self) -> bool:
         return not any(self.hands) and not self.trick
 

@@ -180,6 +180,11 @@ def _variant(position: Position, trump: str, leader: int) -> Position:
     return Position.from_json(obj)
 
 
+def _check_full_deal(position: Position) -> None:
+    if position.played_field:
+        raise PositionError(position.played_field, "a table needs a full deal: four full hands and no card played")
+
+
 def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
              timeout: float | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
@@ -188,9 +193,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     leader of `position` only name the deal's own trump; every trump and
     leader is solved.
     """
-    if position.trick or position.tricks_played:
-        raise PositionError("trick" if position.trick else "history",
-                            "a table needs a full deal: four full hands and no card played")
+    _check_full_deal(position)
     profile = position.profile
     solver = solver or default_solver()
     if dealers is None:
@@ -241,9 +244,7 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
         obj["leader"] = "N"
         obj.pop("to_move", None)
     position = Position.from_json(obj)
-    if position.trick or position.tricks_played:
-        raise PositionError("trick" if position.trick else "history",
-                            "a table needs a full deal: four full hands and no card played")
+    _check_full_deal(position)
     profile = position.profile
     dealer = obj.get("dealer")
     if dealer is not None:

@@ -164,6 +164,10 @@ class TestInput:
         with pytest.raises(PositionError, match="full deal") as err:
             read_table_input(started.to_json())
         assert err.value.field == "trick"
+        short = {**obj, "hands": {seat: " ".join(cards.split()[:3]) for seat, cards in obj["hands"].items()}}
+        with pytest.raises(PositionError, match="full deal") as err:
+            read_table_input(short)
+        assert err.value.field == "hands"
         with pytest.raises(PositionError, match="full deal"):
             dd_table(started, Solver())
         with pytest.raises(PositionError, match="no no-trump deals"):
