@@ -374,6 +374,14 @@ class TestArguments:
         assert str(err.value) == f"memory: {memory!r} is not a whole number"
 
 
+def test_the_package_names_the_solver():
+    import solver
+    import solver.solve
+    assert (solver.Solver, solver.Solution, solver.SearchStopped) == \
+        (solver.solve.Solver, solver.solve.Solution, solver.solve.SearchStopped)
+    assert {"Solver", "Solution", "SearchStopped"} <= set(solver.__all__)
+
+
 class TestSolution:
     def test_margins_and_groups(self) -> None:
         position = Position.from_json(deal(MALILLA, 21).to_position_json())
