@@ -31,24 +31,36 @@ def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Cal
                 response_serializer=handler.response_serializer)
 
 
-class AccessLog(grpc.ServerInterceptor):
-    """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
-    one at its start (DEBUG). The wrapped handlers are built once per method."""
+class _Made:
+    """Wrapped handlers built once per method and handler. Past 1024 (only a server whose
+    handlers are made per call gets there) the cache starts over."""
 
     def __init__(self) -> None:
         self._handlers: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+
+    def get(self, details: grpc.HandlerCallDetails, handler: grpc.RpcMethodHandler,
+            make: Callable[[], grpc.RpcMethodHandler]) -> grpc.RpcMethodHandler:
+        key = (details.method, id(handler))
+        made = self._handlers.get(key)
+        if made is None:
+            if len(self._handlers) > 1024:
+                self._handlers.clear()
+            made = self._handlers[key] = make()
+        return made
+
+
+class AccessLog(grpc.ServerInterceptor):
+    """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
+    one at its start (DEBUG)."""
+
+    def __init__(self) -> None:
+        self._made = _Made()
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
         if handler is None:
             return None
-        key = (details.method, id(handler))
-        wrapped = self._handlers.get(key)
-        if wrapped is None:
-            if len(self._handlers) > 1024:   # only a server whose handlers are made per call gets here
-                self._handlers.clear()
-            wrapped = self._handlers[key] = self._wrap(details.method, handler)
-        return wrapped
+        return self._made.get(details, handler, lambda: self._wrap(details.method, handler))
 
     @staticmethod
     def _wrap(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
@@ -103,7 +115,7 @@ class BearerToken(grpc.ServerInterceptor):
         if not token:
             raise ValueError("token: empty")
         self._expected = token.encode()
-        self._refusals: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+        self._refusals = _Made()
 
     def _allowed(self, details: grpc.HandlerCallDetails) -> bool:
         if details.method.startswith(OPEN_METHODS):
@@ -120,13 +132,7 @@ class BearerToken(grpc.ServerInterceptor):
         handler = continuation(details)
         if handler is None or self._allowed(details):
             return handler
-        key = (details.method, id(handler))
-        refusal = self._refusals.get(key)
-        if refusal is None:
-            if len(self._refusals) > 1024:
-                self._refusals.clear()
-            refusal = self._refusals[key] = _wrap(handler, self._refuse_unary, self._refuse_stream)
-        return refusal
+        return self._refusals.get(details, handler, lambda: _wrap(handler, self._refuse_unary, self._refuse_stream))
 
     @staticmethod
     def _refuse(context: grpc.ServicerContext) -> None:
@@ -159,19 +165,13 @@ class MessageCheck(grpc.ServerInterceptor):
     in its turn. Put it last among the interceptors, so that the others wrap its handlers."""
 
     def __init__(self) -> None:
-        self._handlers: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+        self._made = _Made()
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
         if handler is None or handler.request_deserializer is None:
             return handler
-        key = (details.method, id(handler))
-        checked = self._handlers.get(key)
-        if checked is None:
-            if len(self._handlers) > 1024:
-                self._handlers.clear()
-            checked = self._handlers[key] = self._check(handler)
-        return checked
+        return self._made.get(details, handler, lambda: self._check(handler))
 
     @staticmethod
     def _check(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
