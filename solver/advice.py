@@ -58,6 +58,7 @@ from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, p
 from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object
 from .profiles import Profile
+from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
 from .solve import Solver, default_solver
 
@@ -142,7 +143,7 @@ class View:
                                 f"{SEATS[(leader + len(trick) * step) % 4]}'s turn")
         sizes = tuple(profile.cards_per_hand - players.count(s) for s in range(4))
         if len(hand_cards) != sizes[seat]:
-            raise PositionError("hand", f"{len(hand_cards)} cards; {SEATS[seat]} has played "
+            raise PositionError("hand", f"{n_cards(len(hand_cards))}; {SEATS[seat]} has played "
                                 f"{players.count(seat)} so holds {sizes[seat]}")
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]

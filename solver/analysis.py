@@ -24,6 +24,7 @@ from .cards import SEATS, CardError, card_name, card_points, parse_card, parse_s
 from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, json_object
 from .profiles import Profile
+from .quoting import n_cards
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
 from .solve import Solver, default_solver
 
@@ -116,7 +117,7 @@ class PlayedDeal:
             raise PositionError("play", "expected a list of card strings or a space-separated string")
         limit = 4 * profile.cards_per_hand
         if len(items) > limit:
-            raise PositionError("play", f"{len(items)} cards; a {profile.name} deal has {limit}")
+            raise PositionError("play", f"{n_cards(len(items))}; a {profile.name} deal has {limit}")
         play: list[str] = []
         for i, text in enumerate(items):
             try:

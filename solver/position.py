@@ -20,7 +20,7 @@ from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards,
                     parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
-from .quoting import quoted
+from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
 
 __all__ = ["Position", "PositionError", "IllegalPlay", "json_object"]
@@ -167,7 +167,7 @@ class Position:
             raise PositionError("trick", "expected a list of cards")
         trick = _cards_field(trick_raw, profile, "trick")
         if len(trick) > 3:
-            raise PositionError("trick", f"{len(trick)} cards; a trick in progress has at most 3")
+            raise PositionError("trick", f"{n_cards(len(trick))}; a trick in progress has at most 3")
         history = cls._read_history(obj.get("history"), profile)
         seen: dict[int, str] = {}
         for seat, cards in zip(SEATS, hands):
@@ -239,7 +239,7 @@ class Position:
                 raise PositionError("hands", f"missing seat {seat}")
             cards = _cards_field(upper[seat], profile, f"hands.{seat}")
             if strict and len(cards) > profile.cards_per_hand:
-                raise PositionError(f"hands.{seat}", f"{len(cards)} cards; a {profile.name} hand holds "
+                raise PositionError(f"hands.{seat}", f"{n_cards(len(cards))}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
             hands.append(cards)
         return hands
@@ -254,7 +254,7 @@ class Position:
         for i, t in enumerate(value):
             cards = _cards_field(t, profile, f"history[{i}]")
             if len(cards) != 4:
-                raise PositionError(f"history[{i}]", f"{len(cards)} cards; a completed trick has 4")
+                raise PositionError(f"history[{i}]", f"{n_cards(len(cards))}; a completed trick has 4")
             tricks.append(cards)
         if len(tricks) >= profile.tricks:
             raise PositionError("history", f"{len(tricks)} tricks leave nothing to play")
@@ -327,7 +327,7 @@ class Position:
         for s in range(4):
             n = bin(hands[s]).count("1")
             if n != self.profile.cards_per_hand:
-                raise PositionError("history", f"{SEATS[s]} would have started the deal with {n} cards, "
+                raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
                                     "first trick")
         pos = Position(self.profile, self.trump, tuple(hands), leaders[0], (), 0, (), leaders[0])

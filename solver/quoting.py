@@ -1,4 +1,4 @@
-"""Input text echoed in an error message, kept short."""
+"""Words of error messages: input text echoed, kept short, and counts of cards."""
 from __future__ import annotations
 
 import reprlib
@@ -19,3 +19,8 @@ def quoted(value: object) -> str:
         return f"{value[:SHOWN]!r}... ({len(value)} characters)" if len(value) > SHOWN else repr(value)
     text = _SHORT.repr(value)
     return text if len(text) <= SHOWN + 2 else f"{text[:SHOWN]}..."
+
+
+def n_cards(n: int) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} card" if n == 1 else f"{n} cards"

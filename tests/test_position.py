@@ -624,6 +624,16 @@ class TestMalformedPositions:
             Position.from_json(obj)
         assert (err.value.field, err.value.problem) == (field, problem)
 
+    def test_one_card_is_counted_as_one_card(self):
+        obj = {"game": "manille", "trump": "NT", "hands": {"N": "AS", "E": "KS", "S": "QS", "W": "JS"},
+               "leader": "N", "trick": []}
+        for change, problem in (({"history": []}, "N would have started the deal with 1 card, not 8: the history "
+                                                  "must go back to the first trick"),
+                                ({"history": [["7S"]]}, "1 card; a completed trick has 4")):
+            with pytest.raises(PositionError) as err:
+                Position.from_json({**obj, **change})
+            assert err.value.problem == problem
+
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         text = json.dumps({**obj, "comment": "\U0001F0A1"})
