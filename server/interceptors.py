@@ -1,9 +1,11 @@
-"""Server interceptors: the access log, the bearer token, and requests that are not messages."""
+"""Server interceptors: the access log, the bearer token, the open streams' limit, and requests
+that are not messages."""
 from __future__ import annotations
 
 import contextlib
 import hmac
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,7 +14,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-__all__ = ["AccessLog", "BearerToken", "MessageCheck", "Undecodable", "OPEN_METHODS"]
+__all__ = ["AccessLog", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable", "OPEN_METHODS"]
 
 access_log = logging.getLogger("malilla_dd.access")
 
@@ -148,6 +150,40 @@ class BearerToken(grpc.ServerInterceptor):
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             cls._refuse(context)
             yield  # pragma: no cover - _refuse() raises
+        return run
+
+
+class OpenStreams(grpc.ServerInterceptor):
+    """At most `limit` streams at once of the methods that need no token (the health `Watch`,
+    which stays open for as long as its client likes): one more is refused with
+    RESOURCE_EXHAUSTED, so that anonymous streams cannot take the places of gRPC's own call
+    limit from the calls of the service and from health checks."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open = 0
+        self._lock = threading.Lock()
+        self._made = _Made()
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None or not handler.response_streaming or not details.method.startswith(OPEN_METHODS):
+            return handler
+        return self._made.get(details, handler, lambda: _wrap(handler, None, self._limited))
+
+    def _limited(self, behavior: Callable) -> Callable:
+        def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            with self._lock:
+                admitted = self._open < self.limit
+                self._open += admitted
+            if not admitted:
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                              f"{self.limit} streams that need no token are open, the server's limit: retry later")
+            try:
+                yield from behavior(request, context)
+            finally:
+                with self._lock:
+                    self._open -= 1
         return run
 
 

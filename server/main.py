@@ -23,10 +23,10 @@ from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
 from .config import Config, add_arguments, config_from_args
-from .interceptors import AccessLog, BearerToken, MessageCheck
+from .interceptors import AccessLog, BearerToken, MessageCheck, OpenStreams
 from .service import DoubleDummyService
 
-__all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS"]
+__all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS", "OPEN_STREAMS"]
 
 log = logging.getLogger("malilla_dd.server")
 
@@ -34,6 +34,10 @@ EXTRA_CALLS = 8
 """Handler threads (and gRPC's own call limit) beyond the service's limit, for health
 checks, reflection and the refusals of calls past the limit: so no call ever waits in
 an unbounded queue."""
+
+OPEN_STREAMS = 4
+"""Health `Watch` streams (which need no token) at once; each holds a handler thread, and
+they have places of their own beyond EXTRA_CALLS."""
 
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 
@@ -73,7 +77,9 @@ class Running:
         done = self.server.stop(grace)
         if not first:
             return
-        done.wait()
+        while not done.wait(0.05):
+            if not self.service.admission.active:   # what is left (health watches) need not keep the grace
+                self.server.stop(0).wait()
         self.service.close()
         closing = threading.Thread(target=lambda: [p.shutdown(wait=True, cancel_futures=True) for p in self._pools],
                                    daemon=True)
@@ -117,10 +123,10 @@ def start(config: Config) -> Running:
     """Build and start the server described by `config` (port 0 picks a free port)."""
     credentials = _tls_credentials(config)
     service = DoubleDummyService(config.workers, config.memory, config.concurrency)
-    calls = config.concurrency + EXTRA_CALLS
+    calls = config.concurrency + EXTRA_CALLS + OPEN_STREAMS
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog()]
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), OpenStreams(OPEN_STREAMS)]
     if config.token:
         interceptors.append(BearerToken(config.token))
     interceptors.append(MessageCheck())

@@ -24,7 +24,7 @@ from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, RemoteError
 from server.config import Config, add_arguments, config_from_args, parse_size
-from server.main import start
+from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
 from solver import __version__
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
@@ -195,6 +195,37 @@ class TestLimits:
             assert stub.Solve(solve_request(easy_position()), timeout=5).solution.value == 6
             channel.close()
 
+    def test_open_health_watches_are_limited_and_leave_the_calls_their_places(self):
+        """Watches need no token and stay open: past OPEN_STREAMS they are refused, and those
+        open take none of the places of the service's calls or of health checks."""
+        with running_server(workers=1, max_concurrent=1, token="t") as server:
+            channel = channel_to(server)
+            health = health_pb2_grpc.HealthStub(channel)
+            request = health_pb2.HealthCheckRequest()
+            watches = [health.Watch(request, timeout=30) for _ in range(OPEN_STREAMS)]
+            assert all(next(w).status == health_pb2.HealthCheckResponse.SERVING for w in watches)
+            for _ in range(3):
+                with pytest.raises(grpc.RpcError) as info:
+                    next(health.Watch(request, timeout=5))
+                assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            stub = stub_of(channel)
+            answer = stub.Solve(solve_request(easy_position()), timeout=5, metadata=(("authorization", "Bearer t"),))
+            assert answer.solution.value == 6
+            watches[0].cancel()
+
+            def a_watch_opens() -> bool:
+                try:
+                    watches.append(health.Watch(request, timeout=30))
+                    return next(watches[-1]).status == health_pb2.HealthCheckResponse.SERVING
+                except grpc.RpcError:
+                    return False
+
+            assert wait_until(a_watch_opens)   # the place of the one closed
+            for w in watches:
+                w.cancel()
+            channel.close()
+
     def test_message_size_limit(self):
         with running_server(max_message=1024) as server:
             channel = channel_to(server)
@@ -284,12 +315,14 @@ class TestShutdown:
             start = time.monotonic()
             stopper.start()
             assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
-            watch.cancel()   # a watcher that has seen NOT_SERVING goes; an open watch would hold the grace
             assert not in_flight.done()
             assert in_flight.result().solution.value == 6   # finished within the grace period
             stopper.join(5)
             assert not stopper.is_alive() and server.wait(0)
-            assert time.monotonic() - start < 2   # no need to wait out the 5 s grace
+            # no need to wait out the 5 s grace: the watch still open is no call in flight
+            assert time.monotonic() - start < 2
+            with pytest.raises(grpc.RpcError):
+                next(watch)
             with pytest.raises(grpc.RpcError) as info:
                 stub.Solve(solve_request(easy_position()), timeout=2)
             assert info.value.code() is grpc.StatusCode.UNAVAILABLE
