@@ -72,6 +72,7 @@ class Running:
             first = not self._stopping
             self._stopping = True
         if first:
+            self.service.stopping = True
             self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
             log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
         done = self.server.stop(grace)

@@ -465,6 +465,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         self.workers = workers
         self.memory = memory
         self.admission = _Admission(max_concurrent)
+        self.stopping = False   # set when the server begins to stop
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
         self._local = threading.local()
         self._canceller = _Canceller()
@@ -515,17 +516,23 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         return job
 
-    @staticmethod
-    def _result(job: _Job, context: grpc.ServicerContext) -> Any:
+    def _ended(self, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
+        """The status of a call whose search was stopped: its deadline passed, the server
+        stopped past its grace (what gRPC then tells the client), or the client went away."""
+        remaining = time_left(context)
+        if remaining is not None and remaining <= DEADLINE_SLACK:
+            return grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished"
+        if self.stopping:
+            return grpc.StatusCode.UNAVAILABLE, "the server stopped before the search finished"
+        return grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped"
+
+    def _result(self, job: _Job, context: grpc.ServicerContext) -> Any:
         """The job's answer; a stopped search ends the call with its status, and a request the
         library refused raises `BadRequest`."""
         try:
             return job.future.result()
         except (SearchStopped, _Stopped, CancelledError):
-            remaining = time_left(context)
-            if remaining is not None and remaining <= DEADLINE_SLACK:
-                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
-            context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped")
+            context.abort(*self._ended(context))
         except ValueError as e:
             raise _library_error(e, job.task.field) from None
         raise AssertionError("unreachable")
@@ -667,6 +674,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         answer, SEATS[job.task.position.to_move]))
                 if stream.failure is not None:
                     context.abort(grpc.StatusCode.CANCELLED, "the request stream ended with an error")
+                if stream.cancelled:   # the call ended under the handler: its status, for the access log
+                    context.abort(*self._ended(context))
             except Exception:
                 self._internal(context, "SolveStream")
             finally:

@@ -328,7 +328,8 @@ class TestShutdown:
             assert info.value.code() is grpc.StatusCode.UNAVAILABLE
             channel.close()
 
-    def test_grace_runs_out(self):
+    def test_grace_runs_out(self, caplog):
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
         with running_server(workers=1, grace=0.2) as server:
             channel = channel_to(server)
             stub = stub_of(channel)
@@ -341,6 +342,10 @@ class TestShutdown:
                 hard.result()
             assert info.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
             assert 0.15 < took < 1.5, took
+            # the log says what gRPC tells the client of a call cut at the end of the grace
+            assert wait_until(lambda: any("Solve status=" in r.getMessage() for r in caplog.records))
+            assert [r.getMessage().split(" latency")[0] for r in caplog.records if "Solve status=" in r.getMessage()] \
+                == ["method=/malilla.dd.v1.DoubleDummy/Solve status=UNAVAILABLE"]
             channel.close()
 
     def test_a_grace_of_centuries_stops_without_a_thread_failing(self, monkeypatch):
