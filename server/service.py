@@ -7,7 +7,9 @@ cores. At most `max_concurrent` calls of this service run at once; one more is
 refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
 Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
-job on that pool. A job is one library call (`Solver.solve`,
+job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
+(`_Steps`), so that other calls take their turns between the items and a client that stops
+reading stops the work once gRPC's flow control holds what was sent. A job is one library call (`Solver.solve`,
 `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
 behind `_Budget`, so an analysis or a table, which are many searches, is bound
 by the call as a whole: each search gets the call's remaining time, less
@@ -20,7 +22,6 @@ search, which stops within a few milliseconds and frees its worker.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections import deque
@@ -41,7 +42,7 @@ from solver.cards import SEATS
 from solver.checks import check_whole
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
-from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate
+from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate_attempts
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory
 from solver.table import DDTable, read_table_input, table_of
@@ -128,7 +129,7 @@ class _TableTask:
 
 @dataclass
 class _PuzzleTask:
-    """One checked GeneratePuzzles request; the puzzles and progress go to `out` as the worker finds them."""
+    """One checked GeneratePuzzles request."""
 
     game: str
     count: int
@@ -138,46 +139,66 @@ class _PuzzleTask:
     margin: int
     max_attempts: int
     progress_every: int
-    out: queue.Queue
     field: str = ""
 
-    def run(self, solver: Solver) -> None:
-        state = {"attempts": 0, "found": 0, "said": (0, 0)}
-
-        def progress(attempts: int, found: int) -> None:
-            state["attempts"], state["found"] = attempts, found
-            if attempts % self.progress_every == 0 or found != state["said"][1]:
-                state["said"] = (attempts, found)
-                self.out.put(("progress", attempts, found))
-
-        try:
-            for puzzle in generate(get_profile(self.game), self.count, self.seed, self.min_tricks,
-                                   self.max_tricks, self.margin, solver, self.max_attempts, progress):
-                self.out.put(("puzzle", puzzle))
-            if state["said"] != (state["attempts"], state["found"]):
-                self.out.put(("progress", state["attempts"], state["found"]))
-        finally:
-            self.out.put(None)
+    def items(self, solver: Solver) -> Iterator[tuple | None]:
+        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after each
+        attempt that gives no item (a step of its own, see `_Steps`)."""
+        said = attempts = found = 0
+        for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
+                                                         self.min_tricks, self.max_tricks, self.margin, solver,
+                                                         self.max_attempts):
+            if puzzle is not None:
+                yield "puzzle", puzzle
+            if attempts % self.progress_every == 0 or puzzle is not None:
+                said = attempts
+                yield "progress", attempts, found
+            else:
+                yield None
+        if said != attempts:
+            yield "progress", attempts, found
 
 
 @dataclass
 class _AdviseTask:
-    """One checked Advise request; partial and final advice go to `out` as the worker solves samples."""
+    """One checked Advise request."""
 
     view: Any
     samples: int
     seed: int
     goal: int | None
     every: int
-    out: queue.Queue
     field: str = "view"
 
-    def run(self, solver: Solver) -> None:
-        try:
-            for advice in advise_iter(self.view, self.samples, self.seed, self.goal, solver, self.every):
-                self.out.put(advice)
-        finally:
-            self.out.put(None)
+    def items(self, solver: Solver) -> Iterator[Any]:
+        """The partial advice every `every` samples, then the final one."""
+        return advise_iter(self.view, self.samples, self.seed, self.goal, solver, self.every)
+
+
+_END = object()
+
+
+class _Steps:
+    """A streaming call's items, each worked out by a job of its own on the pool: the calls
+    queued meanwhile take their turns between two items, and no item is worked out before the
+    client has taken the one before. It is the solver the library's generator sees, and hands
+    each search to the worker of the step in progress."""
+
+    def __init__(self, task: _PuzzleTask | _AdviseTask) -> None:
+        self.field = task.field
+        self._task = task
+        self._items: Iterator[Any] | None = None
+        self._budget: _Budget | None = None
+
+    def run(self, budget: _Budget) -> Any:
+        """One step, in a worker: the next item (None: a step with no item), or `_END`."""
+        self._budget = budget
+        if self._items is None:
+            self._items = self._task.items(self)
+        return next(self._items, _END)
+
+    def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver
+        return getattr(self._budget, name)
 
 
 MAX_ADVICE_SAMPLES = 10000
@@ -205,7 +226,7 @@ def read_advise_request(request: pb.AdviseRequest) -> _AdviseTask:
     if violations:
         raise BadRequest(violations)
     return _AdviseTask(view, request.samples, request.seed, request.goal if request.HasField("goal") else None,
-                       every, queue.Queue())
+                       every)
 
 
 MAX_PUZZLES = 1000
@@ -238,7 +259,7 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
         violations.append(("progress_every", f"{every} must be at least 1"))
     if violations:
         raise BadRequest(violations)
-    return _PuzzleTask(game, request.count, request.seed, low, high, margin, attempts, every, queue.Queue())
+    return _PuzzleTask(game, request.count, request.seed, low, high, margin, attempts, every)
 
 
 def read_solve_request(request: pb.SolveRequest) -> _Task:
@@ -347,7 +368,7 @@ class _Job:
     """A task (a solve, an analysis, a table) on its way through the pool; `cancel()` may come
     from any thread at any time."""
 
-    def __init__(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> None:
+    def __init__(self, task: _Task | _AnalyzeTask | _TableTask | _Steps, context: grpc.ServicerContext) -> None:
         self.task = task
         self.context = context
         self.lock = threading.Lock()
@@ -508,7 +529,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             with job.lock:
                 job.solver = None
 
-    def _submit(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> _Job:
+    def _submit(self, task: _Task | _AnalyzeTask | _TableTask | _Steps, context: grpc.ServicerContext) -> _Job:
         job = _Job(task, context)
         try:
             job.future = self._pool.submit(self._run, job)
@@ -596,42 +617,49 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             task = self._read(read_table_request, request, context)
             return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
-    def _drain(self, task: Any, job: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        """The partial results a streaming job puts on `task.out`, until it ends (None or
-        done); the job is cancelled when the client goes away."""
-        if not context.add_callback(lambda: job.cancel(self._canceller)):
-            job.cancel(self._canceller)
+    def _stepped(self, task: _PuzzleTask | _AdviseTask, context: grpc.ServicerContext) -> Iterator[Any]:
+        """A streaming call's items, one job a step (`_Steps`); the step in progress is
+        cancelled when the call ends early, and no step starts after that."""
+        steps = _Steps(task)
+        ended = threading.Event()
+        current: list[_Job | None] = [None]
+
+        def end() -> None:
+            ended.set()
+            job = current[0]
+            if job is not None:
+                job.cancel(self._canceller)
+
+        if not context.add_callback(end):
+            end()
         while True:
-            try:
-                item = task.out.get(timeout=0.05)
-            except queue.Empty:
-                if job.future.done() and task.out.empty():
-                    return
-                continue
-            if item is None:
+            if ended.is_set():
+                context.abort(*self._ended(context))
+            current[0] = job = self._submit(steps, context)
+            if ended.is_set():
+                job.cancel(self._canceller)
+            item = self._wait(job, context)
+            if item is _END:
                 return
-            yield item
+            if item is not None:
+                yield item
 
     def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
         with self._handling(context, "GeneratePuzzles"):
             task = self._read(read_puzzles_request, request, context)
-            job = self._submit(task, context)
-            for item in self._drain(task, job, context):
+            for item in self._stepped(task, context):
                 if item[0] == "puzzle":
                     yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
                 else:
                     yield pb.GeneratePuzzlesResponse(progress=pb.PuzzleProgress(
                         attempts=item[1], found=item[2], count=request.count))
-            self._wait(job, context)
 
     def Advise(self, request: pb.AdviseRequest, context: grpc.ServicerContext) -> Iterator[pb.AdviseResponse]:
         with self._handling(context, "Advise"):
             task = self._read(read_advise_request, request, context)
-            job = self._submit(task, context)
-            for item in self._drain(task, job, context):
+            for item in self._stepped(task, context):
                 yield convert.advice_message(item)
-            self._wait(job, context)
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
         with self._handling(context, "LegalMoves"):

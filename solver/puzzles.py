@@ -299,6 +299,19 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     per puzzle) bounds the search, so fewer puzzles may come;
     `progress(attempts, found)` is called after each attempt.
     """
+    for attempts, found, puzzle in generate_attempts(profile, count, seed, min_tricks, max_tricks, margin, solver,
+                                                     max_attempts):
+        if puzzle is not None:
+            yield puzzle
+        if progress is not None:
+            progress(attempts, found)
+
+
+def generate_attempts(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
+                      margin: int = 3, solver: Solver | None = None,
+                      max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
+    """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
+    that attempt found or None)."""
     check_options(min_tricks, max_tricks, margin, profile, count)
     check_whole("seed", seed)
     if max_attempts is not None:
@@ -316,11 +329,8 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
         while _tricks_left(position) > k or position.trick:
             position = position.play(rng.choice(position.legal_moves()))
         puzzle = check_position(position, margin, solver, node_solver)
-        if puzzle is not None:
-            found += 1
-            yield puzzle
-        if progress is not None:
-            progress(attempts, found)
+        found += puzzle is not None
+        yield attempts, found, puzzle
 
 
 def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,

@@ -2,13 +2,18 @@
 advice for the same view and seed; bad fields are named from "view"; cancellation frees the server."""
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
+
 import grpc
 import pytest
 
 from conftest import played_deal
 from server import convert
 from server._proto import pb
-from server_fixtures import module_fixtures, violations
+from server_fixtures import (channel_to, easy_position, module_fixtures, running_server, solve_request, stub_of,
+                             violations, wait_until)
 from solver.advice import advise, advise_iter, view_of
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=8)
@@ -78,3 +83,46 @@ def test_the_client_streams_the_advice(client):
     items = list(client.advise(view, samples=5, seed=1, progress_every=2))
     assert [i["samples"] for i in items] == [2, 4, 5]
     assert items[-1] == advise(view, samples=5, seed=1).to_json()
+
+
+def test_other_calls_take_their_turns_between_the_steps_of_a_long_stream():
+    """One worker busy with a long Advise: a Solve waits for one step of it, not for all of it."""
+    with running_server(workers=1) as server:
+        channel = channel_to(server)
+        stub = stub_of(channel)
+        view = a_view("malilla", 5, 2)
+        stream = stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000, progress_every=1),
+                             timeout=60)
+        def read() -> None:
+            with contextlib.suppress(grpc.RpcError):   # cancelled at the end
+                for _ in stream:
+                    pass
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        assert wait_until(lambda: server.service.admission.active == 1)
+        start = time.monotonic()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+        assert time.monotonic() - start < 1.0
+        assert reader.is_alive()   # the Advise goes on
+        stream.cancel()
+        channel.close()
+
+
+def test_no_step_is_worked_out_for_a_client_that_stops_reading():
+    """The worker stops once the items sent fill the client's flow-control window (a fixed
+    one here: without BDP probing), rather than running on into an unbounded queue."""
+    with running_server(workers=1) as server:
+        channel = channel_to(server, options=[("grpc.http2.bdp_probe", 0)])
+        stub = stub_of(channel)
+        view = a_view("manille", 2, 2)
+        stream = stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000, progress_every=1),
+                             timeout=60)
+        assert [next(stream).samples for _ in range(3)] == [1, 2, 3]
+        time.sleep(1.0)
+        cpu = time.process_time()
+        time.sleep(1.0)
+        assert time.process_time() - cpu < 0.2   # the worker is idle: nothing is solved for nobody
+        assert server.service.admission.active == 1   # while the call is still open
+        stream.cancel()
+        channel.close()
