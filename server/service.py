@@ -127,6 +127,10 @@ class _TableTask:
         return table_of(self.deal, solver)
 
 
+STEP_SECONDS = 0.005
+"""A streaming call's step ends with its first item, or once it has worked this long."""
+
+
 @dataclass
 class _PuzzleTask:
     """One checked GeneratePuzzles request."""
@@ -142,9 +146,10 @@ class _PuzzleTask:
     field: str = ""
 
     def items(self, solver: Solver) -> Iterator[tuple | None]:
-        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after each
-        attempt that gives no item (a step of its own, see `_Steps`)."""
+        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after attempts
+        that give no item for STEP_SECONDS (the end of a step, see `_Steps`)."""
         said = attempts = found = 0
+        step = time.monotonic()
         for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
                                                          self.min_tricks, self.max_tricks, self.margin, solver,
                                                          self.max_attempts):
@@ -153,8 +158,11 @@ class _PuzzleTask:
             if attempts % self.progress_every == 0 or puzzle is not None:
                 said = attempts
                 yield "progress", attempts, found
-            else:
+            elif time.monotonic() - step >= STEP_SECONDS:
                 yield None
+            else:
+                continue
+            step = time.monotonic()
         if said != attempts:
             yield "progress", attempts, found
 
