@@ -105,7 +105,7 @@ class PlayedDeal:
             if dealer != leader_dealer:
                 raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} "
                                     f"leads the first trick, not {SEATS[start.leader]}")
-        shown = cls._read_shown(obj.get("shown"), start, dealer)
+        shown = cls.read_shown(obj.get("shown"), start, dealer)
         raw = obj.get("play")
         if raw is None:
             raise PositionError("play", "missing: the cards in the order played")
@@ -130,7 +130,9 @@ class PlayedDeal:
         return cls(start, tuple(play), dealer, shown)
 
     @staticmethod
-    def _read_shown(value: Any, start: Position, dealer: int) -> str | None:
+    def read_shown(value: Any, start: Position, dealer: int | None, trump_known: bool = True) -> str | None:
+        """The dealer's shown card (None if not given): a card of the dealer's hand (when the
+        dealer is known) whose suit is the trump (when it is known)."""
         if value is None:
             return None
         profile = start.profile
@@ -143,9 +145,9 @@ class PlayedDeal:
         except CardError as e:
             raise PositionError("shown", str(e)) from None
         name = card_name(card, profile)
-        if not start.hands[dealer] >> card & 1:
+        if dealer is not None and not start.hands[dealer] >> card & 1:
             raise PositionError("shown", f"{name} is not in the dealer {SEATS[dealer]}'s hand")
-        if profile.trump_from_dealer_card and name[-1] != start.trump:
+        if trump_known and profile.trump_from_dealer_card and name[-1] != start.trump:
             raise PositionError("shown", f"{name} would make {name[-1]} trump, not {start.trump}")
         return name
 

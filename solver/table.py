@@ -232,9 +232,8 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
     every dealer.
     """
     obj = dict(json_object(obj))
-    if obj.get("play") is not None or obj.get("shown") is not None:
-        # a played deal, or a deal with the dealer's shown card: read as such, so that every field is checked
-        PlayedDeal.from_json({**obj, "play": obj.get("play") or []})
+    if obj.get("play") is not None:   # a played deal: every field checked as the analysis reads it
+        PlayedDeal.from_json(obj)
     obj.pop("play", None)
     trump = obj.get("trump")
     if trump is None:
@@ -260,6 +259,8 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
         dealers = ((position.leader - profile.step) % 4,)
     else:
         dealers = (0, 1, 2, 3)
+    if obj.get("shown") is not None:   # as a played deal's, as far as the trump and the dealer are known
+        PlayedDeal.read_shown(obj["shown"], position, dealers[0] if len(dealers) == 1 else None, trump is not None)
     return position, (position.trump if trump is not None else None), dealers
 
 

@@ -157,6 +157,23 @@ class TestInput:
             read_table_input({**obj, **change})
         assert (err.value.field, err.value.problem) == (field, problem)
 
+    @pytest.mark.parametrize("drop, change, field, problem", [
+        (("trump", "leader"), {}, None, None),
+        (("trump", "leader"), {"shown": "ZZ"}, "shown", "'ZZ' is not a card: 'Z' is not a suit"),
+        (("trump", "leader"), {"shown": "KS"}, "shown", "KS is not in the dealer E's hand"),
+        (("trump", "leader", "dealer"), {"shown": "KS"}, None, None),   # no dealer: any seat may hold it
+        (("leader",), {"trump": "H"}, "shown", "3S would make S trump, not H"),
+    ])
+    def test_a_shown_card_is_checked_as_far_as_trump_and_dealer_are_given(self, drop, change, field, problem):
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k not in ("play",) + drop}
+        assert obj["shown"] == "3S" and obj.get("dealer", "E") == "E"
+        if field is None:
+            read_table_input({**obj, **change})
+            return
+        with pytest.raises(PositionError) as err:
+            read_table_input({**obj, **change})
+        assert (err.value.field, err.value.problem) == (field, problem)
+
     def test_not_a_full_deal(self) -> None:
         obj = seeded("manille", 3, 2)
         started = Position.from_json(obj)
