@@ -161,6 +161,9 @@ class OpenStreams(grpc.ServerInterceptor):
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        # set when the server begins to stop: each stream ends after its next answer (a watch's
+        # NOT_SERVING), so that watches do not hold the stop for its whole grace
+        self.closing = threading.Event()
         self._open = 0
         self._lock = threading.Lock()
         self._made = _Made()
@@ -180,7 +183,10 @@ class OpenStreams(grpc.ServerInterceptor):
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                               f"{self.limit} streams that need no token are open, the server's limit: retry later")
             try:
-                yield from behavior(request, context)
+                for answer in behavior(request, context):
+                    yield answer
+                    if self.closing.is_set():
+                        return
             finally:
                 with self._lock:
                     self._open -= 1
@@ -196,21 +202,26 @@ class Undecodable:
 
 class MessageCheck(grpc.ServerInterceptor):
     """Bytes that are not a request message are the caller's error, INVALID_ARGUMENT, rather than
-    the INTERNAL that gRPC gives a deserializer's exception. A call with one request is refused
-    before its handler; a request stream's handler gets the item as an `Undecodable`, to answer
-    in its turn. Put it last among the interceptors, so that the others wrap its handlers."""
+    the INTERNAL that gRPC gives a deserializer's exception (which, in a request stream, can
+    leave the call so that the server never finishes stopping). A call with one request is
+    refused before its handler. The request streams of the methods under `streams`, whose
+    handlers know `Undecodable`, get such an item as one, to answer in its turn; any other
+    request stream ends there with INVALID_ARGUMENT. Put it last among the interceptors, so that
+    the others wrap its handlers."""
 
-    def __init__(self) -> None:
+    def __init__(self, streams: str) -> None:
+        self._streams = streams
         self._made = _Made()
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
         if handler is None or handler.request_deserializer is None:
             return handler
-        return self._made.get(details, handler, lambda: self._check(handler))
+        return self._made.get(details, handler,
+                              lambda: self._check(handler, details.method.startswith(self._streams)))
 
     @staticmethod
-    def _check(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def _check(handler: grpc.RpcMethodHandler, items_known: bool) -> grpc.RpcMethodHandler:
         parse = handler.request_deserializer
         name = getattr(getattr(parse, "__self__", None), "__name__", "request")
 
@@ -221,23 +232,24 @@ class MessageCheck(grpc.ServerInterceptor):
                 return Undecodable(f"not a {name} message ({e})")
 
         checked = handler._replace(request_deserializer=deserialize)
-        if handler.request_streaming:
+        if handler.request_streaming and items_known:
             return checked
 
-        def refuse(request: Any, context: grpc.ServicerContext) -> None:
+        def one(request: Any, context: grpc.ServicerContext) -> Any:
             if isinstance(request, Undecodable):
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.problem)
+            return request
+
+        def refuse(request: Any, context: grpc.ServicerContext) -> Any:
+            """The request, or the request stream, with no `Undecodable` in it."""
+            return (one(item, context) for item in request) if handler.request_streaming else one(request, context)
 
         def unary(behavior: Callable) -> Callable:
-            def run(request: Any, context: grpc.ServicerContext) -> Any:
-                refuse(request, context)
-                return behavior(request, context)
-            return run
+            return lambda request, context: behavior(refuse(request, context), context)
 
         def stream(behavior: Callable) -> Callable:
             def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                refuse(request, context)
-                yield from behavior(request, context)
+                yield from behavior(refuse(request, context), context)
             return run
 
         return _wrap(checked, unary, stream)

@@ -430,6 +430,19 @@ class TestBadRequests:
         assert answers[1].error.message.startswith("not a SolveRequest message")
         channel.close()
 
+    def test_bytes_that_are_not_a_request_end_another_service_stream(self, server, stub):
+        """Reflection's request stream: INVALID_ARGUMENT, not a handler failing on the item, nor
+        gRPC's INTERNAL, after which the server would not finish stopping."""
+        channel = channel_to(server)
+        raw = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                                    request_serializer=None, response_deserializer=None)
+        with pytest.raises(grpc.RpcError) as info:
+            list(raw(iter([b"\x0a\x05\x0a"]), timeout=10))
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert info.value.details().startswith("not a ServerReflectionRequest message")
+        channel.close()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+
     def test_garbage_bytes_do_not_hurt_the_server(self, server, stub):
         channel = channel_to(server)
         unknown = channel.unary_unary(f"/{SERVICE_NAME}/Nope")
