@@ -47,9 +47,10 @@ class Running:
     lets the calls in flight finish within the grace period, then frees the workers."""
 
     def __init__(self, server: grpc.Server, service: DoubleDummyService, health: health.HealthServicer,
-                 config: Config, port: int, pools: list[ThreadPoolExecutor]) -> None:
+                 open_streams: OpenStreams, config: Config, port: int, pools: list[ThreadPoolExecutor]) -> None:
         self.server = server
         self.service = service
+        self.open_streams = open_streams
         self.health = health
         self.config = config
         self.port = port
@@ -73,14 +74,13 @@ class Running:
             self._stopping = True
         if first:
             self.service.stopping = True
+            self.open_streams.closing.set()
             self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
             log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
         done = self.server.stop(grace)
         if not first:
             return
-        while not done.wait(0.05):
-            if not self.service.admission.active:   # what is left (health watches) need not keep the grace
-                self.server.stop(0).wait()
+        done.wait()
         self.service.close()
         closing = threading.Thread(target=lambda: [p.shutdown(wait=True, cancel_futures=True) for p in self._pools],
                                    daemon=True)
@@ -127,10 +127,11 @@ def start(config: Config) -> Running:
     calls = config.concurrency + EXTRA_CALLS + OPEN_STREAMS
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), OpenStreams(OPEN_STREAMS)]
+    open_streams = OpenStreams(OPEN_STREAMS)
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))
-    interceptors.append(MessageCheck())
+    interceptors.append(MessageCheck(f"/{SERVICE_NAME}/"))
     server = grpc.server(
         handlers,
         interceptors=interceptors,
@@ -160,7 +161,7 @@ def start(config: Config) -> Running:
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    running = Running(server, service, health_servicer, config, port, [handlers, health_pool])
+    running = Running(server, service, health_servicer, open_streams, config, port, [handlers, health_pool])
     log.info("malilla-dd %s serving %s on %s: %d worker(s), %d MiB table each, at most %d calls at once, "
              "messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address, config.workers,
              config.memory >> 20, config.concurrency, config.max_message,

@@ -319,14 +319,39 @@ class TestShutdown:
             assert in_flight.result().solution.value == 6   # finished within the grace period
             stopper.join(5)
             assert not stopper.is_alive() and server.wait(0)
-            # no need to wait out the 5 s grace: the watch still open is no call in flight
+            # no need to wait out the 5 s grace: the watch ended after its NOT_SERVING
             assert time.monotonic() - start < 2
-            with pytest.raises(grpc.RpcError):
-                next(watch)
+            assert list(watch) == []
             with pytest.raises(grpc.RpcError) as info:
                 stub.Solve(solve_request(easy_position()), timeout=2)
             assert info.value.code() is grpc.StatusCode.UNAVAILABLE
             channel.close()
+
+    def test_a_slow_access_log_does_not_cost_a_call_its_answer(self):
+        """A call whose handler is done is still in flight until its answer is sent."""
+        class Slow(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                time.sleep(0.2)
+
+        sink = Slow()
+        access = logging.getLogger("malilla_dd.access")
+        access.addHandler(sink)
+        level = access.level
+        access.setLevel(logging.INFO)
+        try:
+            with running_server(workers=1, grace=5) as server:
+                run = server.service._run
+                server.service._run = lambda job: time.sleep(0.3) or run(job)   # in flight when the stop begins
+                channel = channel_to(server)
+                stub = stub_of(channel)
+                call = stub.Solve.future(solve_request(easy_position()), timeout=10)
+                assert wait_until(lambda: busy(server))
+                server.stop()
+                assert call.result().solution.value == 6
+                channel.close()
+        finally:
+            access.removeHandler(sink)
+            access.setLevel(level)
 
     def test_grace_runs_out(self, caplog):
         caplog.set_level(logging.INFO, logger="malilla_dd.access")
