@@ -11,9 +11,9 @@ Answers are the library's own `solver.solve.Solution`; `analyze_play` and
 `malilla-dd table` print it). A position, played deal, full deal or view
 is read and checked by the library before the call, so a bad one raises the
 library's `PositionError` (a ValueError naming the field, as `malilla-dd`
-words it) and is never sent; `solve_many` answers an item that is not JSON
-itself and sends every other item, and the server answers a bad one in the
-stream. A refused call raises `RemoteError`
+words it) and is never sent; `solve_many` answers an item that is not a JSON
+object itself and sends every other item, and the server answers a bad one in
+the stream. A refused call raises `RemoteError`
 (`InvalidRequest` for INVALID_ARGUMENT, with the field violations).
 """
 from __future__ import annotations
@@ -104,7 +104,7 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
              request_id: str = "") -> pb.SolveRequest:
-    _check_options(mode, objective, target)
+    """The request of options that `_check_options` has passed."""
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:
@@ -168,6 +168,7 @@ class Client:
     def solve(self, position: PositionLike, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
         """`solver.solve.Solver.solve` on the server."""
+        _check_options(mode, objective, target)
         response = self._call(self.stub.Solve, _request(_checked(position), mode, objective, target), timeout)
         return convert.solution_from_message(response.solution)
 
@@ -175,8 +176,9 @@ class Client:
                    objective: str = "points", target: int | None = None,
                    timeout: float | None = None) -> Iterator[tuple[str, Solution | StreamError]]:
         """(id, position) pairs through one SolveStream call; yields (id, Solution or
-        StreamError) in the same order. An item that is not a position JSON object (text that is not
-        JSON) is answered here, as the server answers an item it refuses."""
+        StreamError) in the same order. An item that the library cannot read as a JSON object (text
+        that is not JSON, or a misspelt key) is answered here, as the server answers an item it
+        refuses."""
         _check_options(mode, objective, target)
         # per item in order: (id, its StreamError) if refused here, (id, None) if sent
         items: queue.SimpleQueue[tuple[str, StreamError | None]] = queue.SimpleQueue()

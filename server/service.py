@@ -188,9 +188,10 @@ _END = object()
 
 class _Steps:
     """A streaming call's items, each worked out by a job of its own on the pool: the calls
-    queued meanwhile take their turns between two items, and no item is worked out before the
-    client has taken the one before. It is the solver the library's generator sees, and hands
-    each search to the worker of the step in progress."""
+    queued meanwhile take their turns between two items, and the next item is worked out only
+    once gRPC has taken the last to send (which it stops doing when the client's flow-control
+    window is full). It is the solver the library's generator sees, and hands each search to
+    the worker of the step in progress."""
 
     def __init__(self, task: _PuzzleTask | _AdviseTask) -> None:
         self.field = task.field

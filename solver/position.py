@@ -157,7 +157,7 @@ class Position:
         trump = cls._read_trump(obj.get("trump"), profile)
         hands = cls._read_hands(obj.get("hands"), profile, strict)
         if obj.get("leader") is None:
-            raise PositionError("leader", "missing: the seat that led the trick in progress (N E S W)")
+            raise PositionError("leader", "missing: the seat that leads the trick (N E S W)")
         try:
             leader = parse_seat(obj["leader"])
         except CardError as e:

@@ -610,7 +610,7 @@ class TestMalformedPositions:
         assert (err.value.field, err.value.problem) == ("position", problem)
 
     @pytest.mark.parametrize("game, change, field, problem", [
-        ("malilla", {"leader": None}, "leader", "missing: the seat that led the trick in progress (N E S W)"),
+        ("malilla", {"leader": None}, "leader", "missing: the seat that leads the trick (N E S W)"),
         ("malilla", {"trump": None}, "trump", "missing (S H D C)"),
         ("manille", {"trump": None}, "trump", "missing (S H D C or NT)"),
         ("manille", {"trump": 5}, "trump", "not a string (S H D C or NT)"),
