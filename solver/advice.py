@@ -56,7 +56,8 @@ from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
 from .checks import check_whole
-from .position import IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object
+from .position import (IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object,
+                       read_dealer)
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
@@ -147,15 +148,7 @@ class View:
                                 f"{players.count(seat)} so holds {sizes[seat]}")
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]
-        dealer = None
-        if obj.get("dealer") is not None:
-            try:
-                dealer = parse_seat(obj["dealer"])
-            except CardError as e:
-                raise PositionError("dealer", str(e)) from None
-            if dealer != (seats["leader"] - step) % 4:
-                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + step) % 4]} "
-                                    f"leads the first trick, not {SEATS[seats['leader']]}")
+        dealer = read_dealer(obj.get("dealer"), seats["leader"], profile)
         shown = obj.get("shown")
         if shown is not None:
             if not profile.dealer_bonus:

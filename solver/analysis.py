@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import SEATS, CardError, card_name, card_points, parse_card, parse_seat
+from .cards import SEATS, CardError, card_name, card_points, parse_card
 from .checks import check_whole
-from .position import IllegalPlay, Position, PositionError, json_object
+from .position import IllegalPlay, Position, PositionError, json_object, read_dealer
 from .profiles import Profile
 from .quoting import n_cards
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -95,16 +95,9 @@ class PlayedDeal:
         profile = start.profile
         if start.played_field:
             raise PositionError(start.played_field, "a played deal starts from four full hands and no card played")
-        leader_dealer = (start.leader - profile.step) % 4
-        dealer = leader_dealer
-        if obj.get("dealer") is not None:
-            try:
-                dealer = parse_seat(obj["dealer"])
-            except CardError as e:
-                raise PositionError("dealer", str(e)) from None
-            if dealer != leader_dealer:
-                raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} "
-                                    f"leads the first trick, not {SEATS[start.leader]}")
+        dealer = read_dealer(obj.get("dealer"), start.leader, profile)
+        if dealer is None:
+            dealer = (start.leader - profile.step) % 4
         shown = cls.read_shown(obj.get("shown"), start, dealer)
         raw = obj.get("play")
         if raw is None:

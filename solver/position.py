@@ -91,6 +91,21 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
     return obj
 
 
+def read_dealer(value: Any, leader: int | None, profile: Profile) -> int | None:
+    """The `dealer` field of a deal's start: None when not given, else a seat, which must sit
+    before the first leader `leader` (when that is known)."""
+    if value is None:
+        return None
+    try:
+        dealer = parse_seat(value)
+    except CardError as e:
+        raise PositionError("dealer", str(e)) from None
+    if leader is not None and (dealer + profile.step) % 4 != leader:
+        raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} leads the "
+                            f"first trick, not {SEATS[leader]}")
+    return dealer
+
+
 def game_profile(obj: dict[str, Any]) -> Profile:
     """The profile named by the object's `game` field."""
     game = obj.get("game")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
-from .cards import SEATS, CardError, parse_seat
+from .cards import SEATS
 from .deal import trump_choices
-from .position import Position, PositionError, json_object
+from .position import Position, PositionError, json_object, read_dealer
 from .profiles import Profile
 from .scoring import SIDE_NAMES
 from .solve import Solver, default_solver
@@ -245,16 +245,9 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
     position = Position.from_json(obj)
     _check_full_deal(position)
     profile = position.profile
-    dealer = obj.get("dealer")
+    dealer = read_dealer(obj.get("dealer"), position.leader if leader_given else None, profile)
     if dealer is not None:
-        try:
-            d = parse_seat(dealer)
-        except CardError as e:
-            raise PositionError("dealer", str(e)) from None
-        if leader_given and (d + profile.step) % 4 != position.leader:
-            raise PositionError("dealer", f"{SEATS[d]} deals, so {SEATS[(d + profile.step) % 4]} leads the "
-                                f"first trick, not {SEATS[position.leader]}")
-        dealers: tuple[int, ...] = (d,)
+        dealers: tuple[int, ...] = (dealer,)
     elif leader_given:
         dealers = ((position.leader - profile.step) % 4,)
     else:
