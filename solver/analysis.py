@@ -348,9 +348,10 @@ def play_card(position: Position, index: int, name: str) -> Position:
     """`position` after play[index], `name`. A card its player does not hold is a record that
     cannot be (`PositionError`); a card the rules forbid raises `IllegalPlay`."""
     seat = position.to_move
-    if name not in position.hand(seat):
-        holder = next(SEATS[s] for s in range(4) if name in position.hand(s))
-        raise PositionError(f"play[{index}]", f"{SEATS[seat]} plays {name}, which {holder} holds")
+    card = parse_card(name, position.profile)
+    if not position.hands[seat] >> card & 1:
+        holder = next(s for s in range(4) if position.hands[s] >> card & 1)
+        raise PositionError(f"play[{index}]", f"{SEATS[seat]} plays {name}, which {SEATS[holder]} holds")
     try:
         return position.play(name)
     except IllegalPlay as e:

@@ -226,7 +226,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .puzzles import ATTEMPTS_PER_PUZZLE, check_options, generate, mine
+    from .puzzles import ATTEMPTS_PER_PUZZLE, check_options, generate_attempts, mine
     from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
@@ -241,16 +241,14 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     if args.source is None:
-        tried = [0, 0]   # attempts, puzzles found
-
-        def progress(attempts: int, found: int) -> None:
-            tried[:] = attempts, found
-
-        for puzzle in generate(get_profile(args.game or "malilla"), args.count, args.seed or 0, args.min_tricks,
-                               args.max_tricks, args.margin, solver, progress=progress):
-            emit(puzzle)
-        if tried[1] < args.count:
-            print(f"{args.command_parser.prog}: {tried[1]} of {args.count} puzzles found in {tried[0]} attempts "
+        attempts = found = 0
+        for attempts, found, puzzle in generate_attempts(get_profile(args.game or "malilla"), args.count,
+                                                         args.seed or 0, args.min_tricks, args.max_tricks,
+                                                         args.margin, solver):
+            if puzzle is not None:
+                emit(puzzle)
+        if found < args.count:
+            print(f"{args.command_parser.prog}: {found} of {args.count} puzzles found in {attempts} attempts "
                   f"(the limit, {ATTEMPTS_PER_PUZZLE} a puzzle): a smaller --margin or other --min-tricks and "
                   "--max-tricks find more", file=sys.stderr)
         return 0

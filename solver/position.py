@@ -74,8 +74,8 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
                 keys: frozenset[str] = POSITION_KEYS) -> dict[str, Any]:
     """`obj` as a JSON object, parsing text or UTF-8 bytes (a leading byte-order mark is dropped);
     anything else raises `PositionError` on `field`. A key that looks like a misspelt or cut-short
-    one of `keys` (`led_suit`, `Trump`, `lead`) is refused, since it would be ignored; other keys are left alone (the
-    vectors carry their answers beside the position)."""
+    one of `keys` (`led_suit`, `Trump`, `lead`) is refused, since it would be ignored; other keys
+    are left alone (the vectors carry their answers beside the position)."""
     if isinstance(obj, bytes):
         obj = obj.decode("utf-8", "surrogateescape")
     if isinstance(obj, str):
