@@ -1,0 +1,91 @@
+# The legal-move routine, the only place the games' obligations are written,
+# and playing a card and taking it back.
+
+
+cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
+    """The cards `seat` may play, with the obligation that restricts them."""
+    cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards
+    cdef int lead, wc, rival, trumped
+    reason[0] = FREE
+    winning[0] = -1
+    if st.ntrick == 0:
+        return hand
+    lead = st.trick[0] >> 4
+    wc = st.trick[st.win]
+    winning[0] = wc
+    rival = (winner_seat(r, st) ^ seat) & 1
+    follow = hand & suit_bits(lead)
+    trumped = (wc >> 4) != lead
+    if follow:
+        if rival and not trumped:
+            higher = follow & above(wc)
+            if higher:
+                reason[0] = BEAT
+                return higher
+        if follow != hand:
+            reason[0] = FOLLOW
+        return follow
+    trumps = hand & suit_bits(st.trump) if st.trump != NO_TRUMP else 0
+    free_cards = hand
+    if trumped:
+        higher = trumps & above(wc)
+        if rival and higher:
+            reason[0] = OVERTRUMP
+            return higher
+        if r.undertrump_ban:
+            allowed = hand & ~(trumps & ~higher)
+            if allowed == 0:
+                return hand
+            if allowed != hand:
+                reason[0] = NO_UNDERTRUMP
+            free_cards = allowed
+    elif rival and trumps:
+        if trumps != hand:
+            reason[0] = TRUMP
+        return trumps
+    if r.protected:
+        allowed = free_cards & ~bound_protected(r, st)
+        if allowed and allowed != free_cards:
+            reason[0] = PROTECTED
+            return allowed
+    return free_cards
+
+
+cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
+    cdef State* st = &X.st
+    cdef int seat = to_move(&X.rules, st), wseat, pts, i
+    u.led = st.led
+    u.leader = st.leader
+    u.won = st.won
+    u.completed = 0
+    u.ns = 0
+    st.hands[seat] &= ~bit(c)
+    if st.ntrick == 0:
+        st.led |= 1 << (c >> 4)
+    u.win = push_card(st, c)
+    if st.ntrick == 4:
+        pts = X.rules.trick_bonus
+        for i in range(4):
+            u.trick[i] = st.trick[i]
+            pts += X.rules.pts[st.trick[i]]
+        wseat = winner_seat(&X.rules, st)
+        st.leader = wseat
+        st.ntrick = 0
+        st.won |= 1 << (wseat & 1)
+        u.completed = 1
+        if (wseat & 1) == 0:
+            u.ns = pts
+
+
+cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
+    cdef State* st = &X.st
+    cdef int i
+    if u.completed:
+        for i in range(4):
+            st.trick[i] = u.trick[i]
+        st.ntrick = 4
+        st.leader = u.leader
+        st.won = u.won
+    pop_card(st, u.win)
+    st.hands[to_move(&X.rules, st)] |= bit(c)
+    st.led = u.led

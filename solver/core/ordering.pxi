@@ -1,0 +1,255 @@
+# Move choice: equivalent cards grouped, dominated cards dropped, and the
+# rest ordered so that cutoffs come early.
+
+
+# bit 15 of each suit, never a card: added to the cards in play, it ends
+# every run of cards adjacent among them with its suit
+cdef uint64_t RUN_ENDS = 0x8000800080008000ULL
+
+
+cdef inline uint64_t representatives(const RuleFlags* r, uint64_t moves, uint64_t present) noexcept nogil:
+    """One card of each run of equivalent moves: adjacent among the cards
+    still in play (hands and trick) and equal in points. Keeps the highest."""
+    cdef uint64_t stops = present | RUN_ENDS
+    cdef uint64_t m = pext64(moves, stops), differ = 0, q
+    cdef int j
+    for j in range(3):
+        q = pext64(r.point_bits[j], stops)
+        differ |= q ^ (q >> 1)
+    return moves & ~pdep64(m & (m >> 1) & ~differ, stops)
+
+
+cdef inline int group_head(const RuleFlags* r, uint64_t moves, uint64_t present, int c) noexcept nogil:
+    """The representative (highest member) of c's run of equivalent moves."""
+    cdef uint64_t up
+    cdef int n
+    while True:
+        up = present & above(c)
+        if up == 0:
+            return c
+        n = ctz64(up)
+        if not (moves >> n) & 1 or r.pts[n] != r.pts[c]:
+            return c
+        c = n
+
+
+cdef int trick_sides(Ctx* X) noexcept nogil:
+    """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
+    over every way the players still to play may finish it."""
+    cdef State* st = &X.st
+    cdef int seat, reason, winning, c, d, w, i, side, sides = 0
+    cdef uint64_t moves, present, rest, below
+    w = st.win
+    side = winner_seat(&X.rules, st) & 1
+    # the winning card only rises: rivals of its side who cannot beat it now never will
+    for i in range(st.ntrick, 4):
+        seat = trick_seat(&X.rules, st.leader, i)
+        if (seat & 1) != side and can_beat(st, st.hands[seat], st.trick[w]):
+            break
+    else:
+        return 1 << side
+    seat = to_move(&X.rules, st)
+    moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    if st.ntrick == 3:
+        # the last player either takes the trick or leaves it where it is
+        rest = moves & above(st.trick[w])
+        if st.trump != NO_TRUMP and (st.trick[w] >> 4) != st.trump:
+            rest |= moves & suit_bits(st.trump)
+        sides = 0
+        if rest:
+            sides = 1 << (seat & 1)
+        if moves & ~rest:
+            sides |= 1 << side
+        return sides
+    present = in_play(st)
+    rest = moves
+    while rest and sides != 3:
+        c = highest(rest)
+        rest &= ~bit(c)
+        d = c
+        while True:                     # connected cards decide the winner alike
+            below = present & suit_bits(d >> 4) & (bit(d) - 1)
+            if below == 0 or not (rest >> highest(below)) & 1:
+                break
+            d = highest(below)
+            rest &= ~bit(d)
+        st.hands[seat] &= ~bit(c)
+        i = push_card(st, c)
+        sides |= trick_sides(X)
+        pop_card(st, i)
+        st.hands[seat] |= bit(c)
+    return sides
+
+
+cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
+    """`trick_sides` once `seat` has played c."""
+    cdef State* st = &X.st
+    cdef int led_before = st.led, sides, before
+    st.hands[seat] &= ~bit(c)
+    if st.ntrick == 0:
+        st.led |= 1 << (c >> 4)
+    before = push_card(st, c)
+    sides = trick_sides(X)
+    pop_card(st, before)
+    st.hands[seat] |= bit(c)
+    st.led = led_before
+    return sides
+
+
+cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat) noexcept nogil:
+    """Equivalent-card representatives, further reduced: of cards connected
+    in rank (no card in play between them) but unequal in points, only the
+    richest is searched when the trick surely goes to the mover's side and
+    only the poorest when it surely goes to the rivals. Swapping two such
+    cards between now and later changes nothing but where their points go,
+    so the choice dominates. Protected cards are left alone (their legality
+    differs)."""
+    cdef const RuleFlags* r = &X.rules
+    cdef uint64_t stops = present | RUN_ENDS
+    cdef uint64_t m = pext64(moves, stops)
+    cdef uint64_t tops = pdep64(m & ~(m >> 1), stops), lows = pdep64(m & ~(m << 1), stops)
+    cdef uint64_t plain = tops & lows, bound = bound_protected(r, &X.st), out = 0, group
+    cdef int top, low, sides
+    tops &= ~plain
+    lows &= ~plain
+    while tops:
+        top = highest(tops)
+        low = highest(lows)
+        tops &= ~bit(top)
+        lows &= ~bit(low)
+        group = moves & ((bit(top) << 1) - 1) & ~(bit(low) - 1)
+        if r.pts[top] == r.pts[low] or group & bound:
+            plain |= group
+            continue
+        sides = sides_after(X, top, seat)
+        if sides == 1 << (seat & 1):
+            out |= bit(top)
+        elif sides == 1 << ((seat & 1) ^ 1):
+            out |= bit(low)
+        else:
+            plain |= group
+    return out | representatives(r, plain, present)
+
+
+cdef inline bint can_beat(const State* st, uint64_t hand, int w) noexcept nogil:
+    """Does `hand` hold a card that beats w, the card winning the trick in progress?"""
+    cdef uint64_t follow = hand & suit_bits(st.trick[0] >> 4)
+    if follow:
+        return beats(highest(follow), w, st.trump)
+    if st.trump != NO_TRUMP and hand & suit_bits(st.trump):
+        return beats(highest(hand & suit_bits(st.trump)), w, st.trump)
+    return 0
+
+
+cdef inline int ruff_suits(const State* st, int seat) noexcept nogil:
+    """The side suits (bit per suit) that `seat` is void in while holding a trump."""
+    if st.trump == NO_TRUMP or not (st.hands[seat] & suit_bits(st.trump)):
+        return 0
+    return ~suits_of(st.hands[seat]) & 15
+
+
+cdef inline int richest_first(const State* st, const RuleFlags* r, int c, uint64_t present, int seat) noexcept nogil:
+    """The order score of a card whose trick goes to its side (taken for good,
+    or given to the partner): the richest first, and last a card that would
+    take a later trick, the master of a suit no rival can ruff (the ruffs,
+    looked at for masters only, are not worth working out at every node)."""
+    cdef int later = 0
+    if (present & above(c)) == 0:
+        later = not ((ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)) >> (c >> 4)) & 1
+    return r.pts[c] * 4 - (c & 15) - (40 if later else 0)
+
+
+cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
+                     int* out) noexcept nogil:
+    """The moves worth searching, best-looking first: one of each run of
+    equivalent cards, and with `reduce` only the dominant card of a run of
+    connected cards when the trick's winning side is already settled.
+
+    The table's card comes first. Leads: killers, then winners outside
+    trumps, a card towards the partner's top card, trump winners, low cards,
+    and last a suit a rival ruffs.
+    The second and third hands take a trick where it stays taken, and the
+    last hand any trick, with their richest card; followers give points to
+    a trick their side keeps, richest first. Either way a card that would
+    take a later trick comes last (`richest_first`)."""
+    cdef const RuleFlags* r = &X.rules
+    cdef const State* st = &X.st
+    cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
+    cdef int scores[16]
+    cdef int n = 0, c, sc, j, wc = -1, depth
+    cdef int partner_wins = 0, partner_can_win = 0, partner_safe = 0, rival_ruffs = 0, partner_ruffs = 0
+    cdef uint64_t rest = reps, last = 0
+    if st.ntrick:
+        wc = st.trick[st.win]
+        partner_wins = ((winner_seat(r, st) ^ seat) & 1) == 0
+        last = st.hands[(seat + r.step) & 3]
+        if st.ntrick == 1:
+            partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
+        elif st.ntrick == 2:
+            partner_safe = partner_wins and not can_beat(st, last, wc)
+    if hint >= 0 and (moves >> hint) & 1:
+        hint = group_head(r, moves, present, hint)
+    else:
+        hint = -1
+    depth = popcount64(present) - st.ntrick
+    if st.ntrick == 0:
+        rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
+        partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
+    while rest:
+        c = ctz64(rest)
+        rest &= rest - 1
+        if c == hint:
+            sc = 10000
+        elif st.ntrick == 0:
+            if (present & above(c)) == 0:
+                sc = 230 + r.pts[c] - (40 if (c >> 4) == st.trump else 0)
+            elif (st.hands[(seat + 2) & 3] >> highest(present & suit_bits(c >> 4))) & 1:
+                sc = 220 - 8 * r.pts[c] - (c & 15)
+            else:
+                sc = 100 - 8 * r.pts[c] - (c & 15)
+            if (rival_ruffs >> (c >> 4)) & 1:
+                sc -= 200
+            elif (partner_ruffs >> (c >> 4)) & 1:
+                sc += 40
+        elif st.ntrick == 1:
+            # second hand: the leader, a rival, is winning
+            if beats(c, wc, st.trump):
+                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+            elif partner_can_win:
+                sc = 100 + richest_first(st, r, c, present, seat)
+            else:
+                sc = 100 - r.pts[c] * 4 - (c & 15)
+        elif st.ntrick == 2:
+            # third hand: the trick is the side's unless the last player can take it
+            if partner_safe:
+                # the partner's trick is safe: give points, do not overtake
+                sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
+            elif beats(c, wc, st.trump):
+                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+            elif partner_wins:
+                sc = 120 - r.pts[c] * 4 - (c & 15)
+            else:
+                sc = 100 - r.pts[c] * 4 - (c & 15)
+        else:
+            # last hand: the trick is the side's when the partner holds it
+            # or the card takes it
+            if partner_wins or beats(c, wc, st.trump):
+                sc = 300 + richest_first(st, r, c, present, seat)
+            else:
+                sc = 100 - r.pts[c] * 4 - (c & 15)
+        if st.ntrick == 0:
+            # killers order the leads only: among the followers, whose cards
+            # answer a particular trick, they mislead more than they help
+            if c == X.killers[depth][0]:
+                sc += 500
+            elif c == X.killers[depth][1]:
+                sc += 400
+        j = n
+        while j > 0 and scores[j - 1] < sc:
+            scores[j] = scores[j - 1]
+            out[j] = out[j - 1]
+            j -= 1
+        scores[j] = sc
+        out[j] = c
+        n += 1
+    return n
