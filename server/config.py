@@ -90,6 +90,9 @@ class Config:
         if not 0 <= self.grace < math.inf:
             raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
         check_token(self.token)
+        for name in ("tls_cert", "tls_key"):
+            if getattr(self, name) == "":
+                raise ValueError(f"{name}: empty, where a file name is wanted")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("tls: give both the certificate and the key files, or neither")
 

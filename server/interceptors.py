@@ -172,7 +172,7 @@ class OpenStreams(grpc.ServerInterceptor):
         handler = continuation(details)
         if handler is None or not handler.response_streaming or not details.method.startswith(OPEN_METHODS):
             return handler
-        return self._made.get(details, handler, lambda: _wrap(handler, None, self._limited))
+        return self._made.get(details, handler, lambda: _wrap(handler, lambda unary: unary, self._limited))
 
     def _limited(self, behavior: Callable) -> Callable:
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:

@@ -103,7 +103,7 @@ class Running:
 def _tls_credentials(config: Config) -> grpc.ServerCredentials | None:
     """The TLS files read and checked before anything starts (gRPC itself would only
     report a failed bind), or None to serve plaintext."""
-    if not config.tls_cert:
+    if config.tls_cert is None or config.tls_key is None:   # a Config has both or neither
         return None
     try:
         key = Path(config.tls_key).read_bytes()

@@ -28,13 +28,16 @@ import sys
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
 from .position import Position, json_object
 from .profiles import get_profile
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
+
+if TYPE_CHECKING:   # Dask is imported only when a batch runs
+    import distributed
 
 __all__ = ["JOBS", "run_job", "run_chunk", "generated_item", "read_done", "run_batch", "BatchStats",
            "local_cluster", "prepare_worker"]
@@ -249,7 +252,7 @@ def _dist(counter: Counter) -> dict[str, Any]:
 # ------------------------------------------------------------ the driver
 
 
-def local_cluster(workers: int | None = None, memory_limit: str | int = 0):
+def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> distributed.LocalCluster:
     """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
     machine may hold. A Ctrl-C while the workers start is held until they have, since Dask cannot
@@ -293,8 +296,9 @@ def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
             index += 1
 
 
-def run_batch(job: str, out_path: str | None, *, client=None, address: str | None = None,
-              workers: int | None = None, source: TextIO | None = None, game: str | None = None,
+def run_batch(job: str, out_path: str | None, *, client: distributed.Client | None = None,
+              address: str | None = None, workers: int | None = None, source: TextIO | None = None,
+              game: str | None = None,
               deals: int | None = None, seed: int = 0, chunk: int = 8, options: dict[str, Any] | None = None,
               progress: bool = False, stats: BatchStats | None = None, retries: int = 3,
               out: TextIO | None = None) -> dict[str, int]:
@@ -311,6 +315,8 @@ def run_batch(job: str, out_path: str | None, *, client=None, address: str | Non
         raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
     if (source is None) == (deals is None):
         raise ValueError("give an input file, or --deals N (with --game and --seed), not both")
+    if deals is not None and game is None:
+        raise ValueError("game: missing: the game of the generated deals")
     if deals is not None:
         check_whole("deals", deals, 1)
     check_whole("chunk", chunk, 1)

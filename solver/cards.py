@@ -107,7 +107,7 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def parse_seat(text: str) -> int:
+def parse_seat(text: object) -> int:
     if not isinstance(text, str) or not text.isascii() or text.upper() not in SEATS:
         raise CardError(f"{quoted(text)} is not a seat (N E S W)")
     return SEATS.index(text.upper())

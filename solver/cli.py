@@ -24,7 +24,7 @@ from .text import diagram, tricks_text
 __all__ = ["main"]
 
 
-def _json_lines(stream: TextIO, answer: Callable[[dict[str, Any] | str], dict[str, Any]],
+def _json_lines(stream: TextIO, answer: Callable[[str], dict[str, Any]],
                 out: TextIO) -> int:
     """Answer each non-blank line; a bad line gets {"error": ...} and the next goes on."""
     errors = 0

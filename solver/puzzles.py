@@ -55,7 +55,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -290,7 +290,7 @@ def _tricks_left(position: Position) -> int:
 
 def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
              margin: int = 3, solver: Solver | None = None, max_attempts: int | None = None,
-             progress=None) -> Iterator[Puzzle]:
+             progress: Callable[[int, int], None] | None = None) -> Iterator[Puzzle]:
     """`count` puzzles from random deals of `profile`, deterministic for `seed`.
 
     Each attempt deals a deal (the game's dealing procedure, a random dealer),

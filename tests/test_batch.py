@@ -295,6 +295,12 @@ def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
     assert time.monotonic() - started < 1   # an embedded cluster takes seconds to start
 
 
+def test_generated_deals_need_a_game():
+    with pytest.raises(ValueError) as info:
+        run_batch("solve", None, deals=2)
+    assert str(info.value) == "game: missing: the game of the generated deals"
+
+
 @pytest.mark.parametrize("option", ["--output", "--stats-file"])
 def test_an_output_over_the_input_is_refused(option, tmp_path, capsys):
     """Appended to while read, the output would feed the batch new items without end."""

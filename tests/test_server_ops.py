@@ -3,6 +3,7 @@ concurrency limit, message size, health, reflection, the token, TLS, the access
 log, the flags, and SIGTERM/SIGINT on a real process."""
 from __future__ import annotations
 
+import argparse
 import datetime
 import logging
 import os
@@ -565,6 +566,15 @@ class TestTLS:
     def test_cert_without_key_is_refused(self, tmp_path):
         with pytest.raises(ValueError, match="both"):
             Config(tls_cert=str(tmp_path / "cert.pem"))
+
+    def test_an_empty_file_name_is_refused(self, tmp_path):
+        """Not taken for no certificate, which would serve plaintext though a key was given."""
+        parser = argparse.ArgumentParser()
+        add_arguments(parser)
+        args = parser.parse_args(["--tls-cert", "", "--tls-key", str(tmp_path / "key.pem")])
+        with pytest.raises(ValueError) as info:
+            config_from_args(args, {})
+        assert str(info.value) == "--tls-cert: empty, where a file name is wanted"
 
     def test_unusable_files_are_refused_by_name_before_anything_starts(self, tmp_path):
         cert, key, _ = self_signed(tmp_path)
