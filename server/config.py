@@ -20,15 +20,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from solver.checks import check_whole
+from solver.checks import check_whole, parse_size
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, check_memory
 
-__all__ = ["Config", "add_arguments", "config_from_args", "parse_size", "default_workers", "check_token"]
+__all__ = ["Config", "add_arguments", "config_from_args", "default_workers", "check_token"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
@@ -42,19 +41,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)(i?b)?\s*", re.IGNORECASE)
-
-
-def parse_size(text: str | int) -> int:
-    """Bytes from ``268435456``, ``256M``, ``256MiB``, ``64k``, ``1G`` (binary multiples)."""
-    if isinstance(text, int):
-        return text
-    m = _SIZE.fullmatch(text)
-    if not m:
-        raise ValueError(f"{quoted(text)} is not a size (bytes, or a number with K, M or G)")
-    return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
 
 
 def check_token(token: str | None) -> None:

@@ -531,7 +531,7 @@ class SummaryTotals:
         if self.illegal:
             head += f", {self.illegal} stopped by an illegal card"
         if self.errors:
-            head += f", {self.errors} line(s) not read"
+            head += f", {self.errors} line(s) answered with an error"
         rows = [head, f"{'seat':<6}{'cards':>7}{'mistakes':>10}{'cost':>7}{'cost/card':>11}"]
         for seat in SEATS:
             played = self.cards[seat]

@@ -301,7 +301,7 @@ class TestJson:
         assert row.split()[:4] == ["E", "16", str(sum(a.seats["E"].mistakes for a in analyses)), str(cost)]
         totals = SummaryTotals()
         totals.errors = 1
-        assert "1 line(s) not read" in totals.format()
+        assert "1 line(s) answered with an error" in totals.format()
 
 
 class TestPlayedDealInput:

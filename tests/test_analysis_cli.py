@@ -42,7 +42,7 @@ class TestAnalyzeCommand:
         assert "illegal" in lines[3] and "illegal" not in lines[0]
         # the per-seat summary goes to stderr, stdout stays JSON
         err = proc.stderr.splitlines()
-        assert err[0] == "3 deal(s) analysed, 1 stopped by an illegal card, 1 line(s) not read"
+        assert err[0] == "3 deal(s) analysed, 1 stopped by an illegal card, 1 line(s) answered with an error"
         for seat in SEATS:
             row = next(line for line in err if line.startswith(seat + " "))
             cards = sum(len([c for c in e["cards"] if c["seat"] == seat]) for e in expected)

@@ -168,7 +168,9 @@ class TestSolveCommand:
     (("solve", "--timeout", "nan"), "timeout: nan is not a positive number of seconds"),
     (("analyze", "--timeout", "-1"), "timeout: -1.0 is not a positive number of seconds"),
     (("advise", "--timeout", "inf"), "timeout: inf is not a positive number of seconds"),
-    (("solve", "--memory", "-1"), "memory: -1 bytes is too small for a table (at least 65536)"),
+    (("solve", "--memory", "-1"), "argument --memory: '-1' is not a size (bytes, or a number with K, M or G)"),
+    (("puzzles", "--memory", "1T"), "argument --memory: '1T' is not a size (bytes, or a number with K, M or G)"),
+    (("advise", "--memory", "1K"), "memory: 1024 bytes is too small for a table (at least 65536)"),
     (("demo", "--memory", "5"), "memory: 5 bytes is too small for a table"),
     (("table", "--memory", "100"), "memory: 100 bytes is too small for a table"),
     (("puzzles", "--count", "0"), "count: 0 must be at least 1"),
@@ -186,6 +188,14 @@ def test_a_bad_option_is_refused_before_any_input(args, message):
     proc = run(*args, stdin=json.dumps(load_vectors("endgames3")[0]) + "\n")
     assert proc.returncode == 2 and proc.stdout == ""
     assert f"malilla-dd {args[0]}: error: {message}" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("size", ["1048576", "1M", "1MiB", "1024k"])
+def test_memory_is_read_as_serve_reads_it(size):
+    line = {k: v for k, v in load_vectors("endgames6")[0].items() if k != "values"}
+    proc = run("solve", "--memory", size, stdin=json.dumps(line) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["values"] == load_vectors("endgames6")[0]["values"]
 
 
 class TestDemoCommand:

@@ -24,10 +24,11 @@ from conftest import PROJECT
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, RemoteError
-from server.config import Config, add_arguments, config_from_args, parse_size
+from server.config import Config, add_arguments, config_from_args
 from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
 from solver import __version__
+from solver.checks import parse_size
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
                              running_server, solve_request, stub_of, wait_until)
 
