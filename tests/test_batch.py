@@ -200,16 +200,18 @@ def test_cli_batch_on_a_cluster_address_with_stats(cluster, tmp_path, capsys):
 def test_ctrl_c_leaves_the_items_done_and_the_same_command_goes_on(cluster, tmp_path, capsys):
     lc, _ = cluster
     out = tmp_path / "solve.jsonl"
-    args = ["batch", "solve", "--game", "manille", "--deals", "600", "--seed", "8", "--chunk", "2",
+    args = ["batch", "solve", "--game", "manille", "--deals", "1500", "--seed", "8", "--chunk", "2",
             "--address", lc.scheduler_address, "-o", str(out)]
     code, err = interrupted("solver.cli", args, lambda: out.exists() and out.read_text().count("\n") >= 8)
     assert code == 130
-    assert err == f"the items done are in {out}; the same command goes on from them\nmalilla-dd batch: interrupted\n"
+    # a loaded machine may add Dask's own warnings (an unresponsive event loop) before these lines
+    assert err.endswith(f"the items done are in {out}; the same command goes on from them\n"
+                        "malilla-dd batch: interrupted\n") and "Traceback" not in err
     before = len(read_done(str(out)))
-    assert 8 <= before < 600
+    assert 8 <= before < 1500
     assert main(args) == 0
-    assert f"{600 - before} items done, {before} skipped (finished before), 600 in all" in capsys.readouterr().err
-    check_complete(read_lines(out), 600)
+    assert f"{1500 - before} items done, {before} skipped (finished before), 1500 in all" in capsys.readouterr().err
+    check_complete(read_lines(out), 1500)
 
 
 def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
