@@ -145,8 +145,9 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None
             continue
         try:
             values[name] = convert(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            raise ValueError(f"{source}: {quoted(raw)} is not a valid {name.replace('_', ' ')}") from None
+        except ValueError as e:   # parse_size words its own refusal; int and float do not
+            problem = str(e) if convert is parse_size else f"{quoted(raw)} is not a valid {name.replace('_', ' ')}"
+            raise ValueError(f"{source}: {problem}") from None
         sources[name] = source
     if values.get("log_level"):
         values["log_level"] = values["log_level"].upper()

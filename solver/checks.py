@@ -6,7 +6,7 @@ import re
 
 from .quoting import quoted
 
-_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)(i?b)?\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*(\d+)\s*(?:([kmg])(?:i?b)?|b)?\s*", re.IGNORECASE)
 
 
 def check_whole(name: str, value: object, least: int | None = None) -> None:

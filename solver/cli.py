@@ -340,15 +340,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(config_from_args(args))
 
 
-TABLE_SIZE = "transposition table, bytes or 256M / 1G (default 256M)"
-
-
 def _size(text: str) -> int:
     """The --memory type: bytes by `parse_size`, whose refusal is the usage error."""
     try:
         return parse_size(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _add_memory(parser: argparse.ArgumentParser, default: int = DEFAULT_MEMORY, per: str = "") -> None:
+    """The --memory flag: the transposition table's bound (`per`: " per worker")."""
+    parser.add_argument("--memory", type=_size, default=default, metavar="BYTES",
+                        help=f"transposition table{per}, bytes or 256M / 1G (default {default >> 20}M)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -371,19 +374,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="points, or the signed deal score (a capot outranks a plain win)")
     solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target")
     solve.add_argument("--timeout", type=float, help="seconds allowed per position")
-    solve.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES", help=TABLE_SIZE)
+    _add_memory(solve)
     solve.add_argument("--pretty", action="store_true", help="a readable table per position")
     solve.set_defaults(func=cmd_solve)
 
     demo = sub.add_parser("demo", help="solve an embedded deal of each game and print the tables")
-    demo.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES", help=TABLE_SIZE)
+    _add_memory(demo)
     demo.set_defaults(func=cmd_demo)
 
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
     analyze.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
     analyze.add_argument("--html", metavar="OUT.html", help="also write a self-contained report page")
-    analyze.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES", help=TABLE_SIZE)
+    _add_memory(analyze)
     analyze.add_argument("--timeout", type=float, help="seconds allowed per search")
     analyze.add_argument("--progress", action="store_true",
                          help="show the progress bar even when stderr is not a terminal")
@@ -397,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
-    table.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES", help=TABLE_SIZE)
+    _add_memory(table)
     table.add_argument("--timeout", type=float, help="seconds allowed per search")
     table.set_defaults(func=cmd_table)
 
@@ -412,8 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     puzzles.add_argument("--from", dest="source", type=INPUT, metavar="FILE",
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
-    puzzles.add_argument("--memory", type=_size, default=64 << 20, metavar="BYTES",
-                         help="transposition table, bytes or 256M / 1G (default 64M)")
+    _add_memory(puzzles, 64 << 20)
     puzzles.set_defaults(func=cmd_puzzles)
 
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
@@ -435,8 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
     batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
     batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
-    batch.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES",
-                       help="transposition table per worker, bytes or 256M / 1G (default 256M)")
+    _add_memory(batch, per=" per worker")
     batch.add_argument("--timeout", type=float, help="seconds allowed per search")
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
     batch.add_argument("--stats", action="store_true", help="print aggregate statistics to stderr at the end")
@@ -450,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--samples", type=int, default=100, help="layouts of the hidden cards to solve (default 100)")
     advise.add_argument("--seed", type=int, default=0, help="the seed of the sampling")
     advise.add_argument("--goal", type=int, help="also report how often each card takes at least this many points")
-    advise.add_argument("--memory", type=_size, default=DEFAULT_MEMORY, metavar="BYTES", help=TABLE_SIZE)
+    _add_memory(advise)
     advise.add_argument("--timeout", type=float, help="seconds allowed per search")
     advise.add_argument("--progress", action="store_true",
                         help="show the progress bar even when stderr is not a terminal")

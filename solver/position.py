@@ -1,11 +1,11 @@
 """`Position`: a moment of a deal, read from and written to the position JSON.
 
 >>> p = Position.from_json({"game": "malilla", "trump": "S",
-...     "hands": {"N": "AH 3C", "E": "2H 4C", "S": "KH 5C", "W": "7H 2C"},
+...     "hands": {"N": "AH 3C", "E": "2H 4C", "S": "KH 5C", "W": "7H 3H"},
 ...     "leader": "N", "trick": [], "led_suits": "S"})
 >>> p.legal_moves()
 ['3C', 'AH']
->>> p.play("AH").legal_moves()    # West plays next and must beat the ace
+>>> p.play("AH").legal_moves()    # West plays next and must beat the ace: not 3H
 ['7H']
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from solver import MANILLE
 from solver.advice import advise, view_of
 from solver.analysis import analyze
 from solver.batch import run_batch
-from solver.checks import check_whole
+from solver.checks import check_whole, parse_size
 from solver.puzzles import generate, mine
 from solver.solve import Solver
 
@@ -52,3 +52,17 @@ def test_each_function_names_its_argument(call, message):
     with pytest.raises(ValueError) as err:
         call(Solver(1 << 20))
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("text, size", [("1024", 1024), ("64k", 64 << 10), ("64K", 64 << 10), ("256M", 256 << 20),
+                                        ("256MiB", 256 << 20), ("256mb", 256 << 20), ("1G", 1 << 30),
+                                        ("2 GiB", 2 << 30), ("100B", 100), (" 5 ", 5)])
+def test_sizes(text, size):
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["1T", "1ib", "-1", "+1", "1.5G", "M", "", "1 000"])
+def test_what_is_not_a_size(text):
+    with pytest.raises(ValueError) as info:
+        parse_size(text)
+    assert str(info.value) == f"{text!r} is not a size (bytes, or a number with K, M or G)"

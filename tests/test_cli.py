@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from conftest import PROJECT, interrupted, load_vectors
+from server.config import config_from_args
 from solver import Position, PositionError, get_profile
+from solver.cli import build_parser
 from solver.deal import deal
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
@@ -170,6 +172,7 @@ class TestSolveCommand:
     (("advise", "--timeout", "inf"), "timeout: inf is not a positive number of seconds"),
     (("solve", "--memory", "-1"), "argument --memory: '-1' is not a size (bytes, or a number with K, M or G)"),
     (("puzzles", "--memory", "1T"), "argument --memory: '1T' is not a size (bytes, or a number with K, M or G)"),
+    (("serve", "--memory", "1T"), "--memory: '1T' is not a size (bytes, or a number with K, M or G)"),
     (("advise", "--memory", "1K"), "memory: 1024 bytes is too small for a table (at least 65536)"),
     (("demo", "--memory", "5"), "memory: 5 bytes is too small for a table"),
     (("table", "--memory", "100"), "memory: 100 bytes is too small for a table"),
@@ -192,6 +195,9 @@ def test_a_bad_option_is_refused_before_any_input(args, message):
 
 @pytest.mark.parametrize("size", ["1048576", "1M", "1MiB", "1024k"])
 def test_memory_is_read_as_serve_reads_it(size):
+    for command in (["solve"], ["demo"], ["analyze"], ["table"], ["puzzles"], ["batch", "solve"], ["advise"]):
+        assert build_parser().parse_args([*command, "--memory", size]).memory == 1 << 20
+    assert config_from_args(build_parser().parse_args(["serve", "--memory", size]), {}).memory == 1 << 20
     line = {k: v for k, v in load_vectors("endgames6")[0].items() if k != "values"}
     proc = run("solve", "--memory", size, stdin=json.dumps(line) + "\n")
     assert proc.returncode == 0, proc.stderr

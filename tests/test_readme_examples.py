@@ -99,8 +99,12 @@ def test_client():
     with running_server() as server:
         code = example_using("Client(").replace(README_ADDRESS, f"127.0.0.1:{server.port}")
         code = code.replace("        ...", "        answers.append(answer)")
+        code = code.replace("    dd.analyze_play(", "    analysed = dd.analyze_play(")
+        code = code.replace("    dd.table(", "    tabled = dd.table(")
         answers: list = []
-        scope = run(code, position_json=p1, p1=p1, p2=p2, played_deal_json=played_deal("malilla", 1),
-                    deal_json=deal(get_profile("malilla"), seed=1).to_deal_json(), answers=answers)
+        played, full = played_deal("malilla", 1), deal(get_profile("malilla"), seed=1).to_deal_json()
+        scope = run(code, position_json=p1, p1=p1, p2=p2, played_deal_json=played, deal_json=full, answers=answers)
     assert scope["solution"].value == solve(Position.from_json(p1), mode="best").value
     assert [type(a) for a in answers] == [Solution, Solution]
+    assert scope["analysed"] == analyze(played).to_json()
+    assert scope["tabled"] == table_of(full).to_json()

@@ -28,7 +28,6 @@ from server.config import Config, add_arguments, config_from_args
 from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
 from solver import __version__
-from solver.checks import parse_size
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
                              running_server, solve_request, stub_of, wait_until)
 
@@ -669,9 +668,3 @@ class TestConfig:
     def test_bad_values(self, argv, env, words):
         with pytest.raises(ValueError, match=re.escape(words)):
             self.parse(argv, env)
-
-    def test_sizes(self):
-        assert [parse_size(s) for s in ("1024", "64k", "64K", "256M", "256MiB", "1G", "2 GiB")] == \
-            [1024, 64 << 10, 64 << 10, 256 << 20, 256 << 20, 1 << 30, 2 << 30]
-        with pytest.raises(ValueError):
-            parse_size("1T")
