@@ -68,6 +68,9 @@ class RemoteError(Exception):
         self.details = details
         self.violations = violations or []
 
+    def __reduce__(self) -> tuple:
+        return type(self), (self.code, self.details, self.violations)
+
     @classmethod
     def of(cls, error: grpc.RpcError) -> RemoteError:
         code, details = error.code(), error.details() or ""

@@ -61,7 +61,7 @@ from .position import (IllegalPlay, Position, PositionError, _cards_field, game_
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
-from .solve import Solver, default_solver
+from .solve import Solver, check_timeout, default_solver
 
 __all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "count_layouts", "sample_layout",
            "AdviceError", "view_of"]
@@ -444,7 +444,8 @@ def _summarise(view: View, values: dict[str, list[int]], goal: int | None, rejec
 def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
                 solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
                 timeout: float | None = None) -> Iterator[Advice]:
-    """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`)."""
+    """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`).
+    A bad view or option is refused at the call, before any advice is asked for."""
     if not isinstance(view, View):
         view = View.from_json(view)
     check_whole("samples", samples, 1)
@@ -454,7 +455,12 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
     check_whole("every", every, 1)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
-    solver = solver or default_solver()
+    check_timeout(timeout)
+    return _advice_steps(view, samples, seed, goal, solver or default_solver(), every, max_attempts, timeout)
+
+
+def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,
+                  max_attempts: int | None, timeout: float | None) -> Iterator[Advice]:
     rng = random.Random(seed)
     cache: dict = {}
     layouts = count_layouts(view)

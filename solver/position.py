@@ -34,6 +34,10 @@ class PositionError(ValueError):
         self.field = field
         self.problem = problem
 
+    def __reduce__(self) -> tuple:
+        """Pickled (and copied) by its field and problem, so that it crosses to and from worker processes."""
+        return type(self), (self.field, self.problem)
+
 
 class IllegalPlay(PositionError):
     """A card that the rules do not allow here."""
@@ -472,6 +476,15 @@ class Position:
         return replace(self, hands=tuple(hands), trick=(), led=led, leader=leader, history=history)
 
     # ------------------------------------------------------------ writing
+
+    def __repr__(self) -> str:
+        """One line: ``<Position malilla trump=D N:KS AH 2D E:7D QC S:2S 4H W:KC 5C leader=W
+        trick=[JS 6S 4D] to_move=N>`` (and the tricks played, when known)."""
+        obj = self.to_json()
+        hands = " ".join(f"{seat}:{cards or '-'}" for seat, cards in obj["hands"].items())
+        history = f" tricks_played={len(self.history)}" if self.history else ""
+        return (f"<Position {obj['game']} trump={obj['trump']} {hands} leader={obj['leader']} "
+                f"trick=[{' '.join(obj['trick'])}] to_move={obj['to_move']}{history}>")
 
     def to_json(self) -> dict[str, Any]:
         """The position JSON (with `history` when it is known and not empty)."""

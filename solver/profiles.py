@@ -47,6 +47,9 @@ class Profile:
     """Trump is the suit of the dealer's last card (otherwise the dealer names it)."""
     illegal_play_loses_match: bool
 
+    def __repr__(self) -> str:
+        return f"<Profile {self.name}>"
+
     @property
     def deck_points(self) -> int:
         """Card points of the whole deck."""

@@ -297,10 +297,16 @@ def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_t
     plays random legal cards to a trick boundary with k tricks left (k drawn in
     range) and checks that position. `max_attempts` (default `ATTEMPTS_PER_PUZZLE`
     per puzzle) bounds the search, so fewer puzzles may come;
-    `progress(attempts, found)` is called after each attempt.
+    `progress(attempts, found)` is called after each attempt. Bad options are
+    refused at the call, before any puzzle is asked for.
     """
-    for attempts, found, puzzle in generate_attempts(profile, count, seed, min_tricks, max_tricks, margin, solver,
-                                                     max_attempts):
+    return _puzzles_of(generate_attempts(profile, count, seed, min_tricks, max_tricks, margin, solver,
+                                         max_attempts), progress)
+
+
+def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
+                progress: Callable[[int, int], None] | None) -> Iterator[Puzzle]:
+    for attempts, found, puzzle in steps:
         if puzzle is not None:
             yield puzzle
         if progress is not None:
@@ -311,15 +317,19 @@ def generate_attempts(profile: Profile, count: int, seed: int, min_tricks: int =
                       margin: int = 3, solver: Solver | None = None,
                       max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
     """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
-    that attempt found or None)."""
+    that attempt found or None). Bad options are refused at the call."""
     check_options(min_tricks, max_tricks, margin, profile, count)
     check_whole("seed", seed)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
-    solver = solver or Solver(64 << 20)
+    limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
+    return _attempts(profile, count, seed, min_tricks, max_tricks, margin, solver or Solver(64 << 20), limit)
+
+
+def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
+              solver: Solver, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
     node_solver = Solver(NODE_MEMORY)
     rng = random.Random(seed)
-    limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
     found = attempts = 0
     while found < count and attempts < limit:
         attempts += 1
@@ -336,16 +346,20 @@ def generate_attempts(profile: Profile, count: int, seed: int, min_tricks: int =
 def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
          solver: Solver | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
-    reads it: the start position JSON plus `play`)."""
+    reads it: the start position JSON plus `play`). A bad deal or option is refused at the call."""
     record = PlayedDeal.from_json(played)
     position = record.start
     check_options(min_tricks, max_tricks, margin, position.profile)
-    solver = solver or Solver(64 << 20)
-    node_solver = Solver(NODE_MEMORY)
     positions = [position]
     for i, card in enumerate(record.play):
         position = play_card(position, i, card)
         positions.append(position)
+    return _mined(positions, min_tricks, max_tricks, margin, solver or Solver(64 << 20))
+
+
+def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: int,
+           solver: Solver) -> Iterator[Puzzle]:
+    node_solver = Solver(NODE_MEMORY)
     for p in positions:
         if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:
             puzzle = check_position(p, margin, solver, node_solver)

@@ -13,7 +13,7 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
@@ -24,10 +24,16 @@ from .quoting import quoted
 from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
-__all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "MODES", "OBJECTIVES",
+__all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "OBJECTIVES",
            "DEFAULT_MEMORY", "MIN_MEMORY", "NO_LIMIT", "check_memory", "check_timeout"]
 
 SearchStopped = _core.SearchStopped
+
+
+class SearchTimeout(SearchStopped, TimeoutError):
+    """The search ran past the time it was allowed (a `SearchStopped` that `cancel` does not raise)."""
+
+
 MODES = ("all", "optimal", "best", "target")
 OBJECTIVES = ("points", "score")
 DEFAULT_MEMORY = 256 * 1024 * 1024
@@ -83,6 +89,8 @@ class Solution:
     `value` is in the objective's unit: points from the remaining play (the
     trick in progress included), or the signed deal score. In "target" mode
     `reached` answers the question and `cards` holds the card that does it.
+    Two solutions are equal when their answers are: `nodes`, the search's
+    effort, depends on what the solver's table held and is not compared.
     """
 
     value: int | None
@@ -90,7 +98,7 @@ class Solution:
     cards: tuple[CardValue, ...]
     groups: tuple[tuple[str, ...], ...]
     line: tuple[str, ...]
-    nodes: int
+    nodes: int = field(compare=False)
     mode: str
     objective: str
     target: int | None = None
@@ -98,6 +106,8 @@ class Solution:
 
     @property
     def values(self) -> dict[str, int]:
+        """Each scored card's value (every legal card in "all" mode, the optimal ones in
+        "optimal", one in "best"; in "target" mode the card that reaches it, valued 0)."""
         return {cv.card: cv.value for cv in self.cards}
 
     @property
@@ -128,8 +138,11 @@ class Solver:
 
     @property
     def memory(self) -> int:
-        """Bytes held by the table."""
+        """The table's bound in bytes (what it may grow to; `stats` gives the bytes in use)."""
         return self._core.memory
+
+    def __repr__(self) -> str:
+        return f"Solver(memory={self.memory})"
 
     def __reduce__(self) -> tuple[type, tuple[int]]:
         """A copy (pickled for another process, or `copy.copy`) is a solver with the same memory
@@ -164,7 +177,7 @@ class Solver:
         objective: "points" (default) or "score", the signed deal score, where a
         capot outranks a plain win; it needs the deal's history.
         timeout: seconds allowed (positive), None for no limit (as is NO_LIMIT
-        or more); `SearchStopped` is raised when they run out.
+        or more); `SearchTimeout` (a `SearchStopped`) is raised when they run out.
         """
         if mode not in MODES:
             raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
@@ -195,7 +208,7 @@ class Solver:
                     rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0)
             except SearchStopped:
                 if limit is not None and time.monotonic() - start >= limit:
-                    raise SearchStopped(f"timeout: the search took more than the {limit:g} s allowed") from None
+                    raise SearchTimeout(f"timeout: the search took more than the {limit:g} s allowed") from None
                 raise
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 

@@ -20,6 +20,7 @@ from .cards import SEATS
 from .deal import trump_choices
 from .position import Position, PositionError, json_object, read_dealer
 from .profiles import Profile
+from .quoting import quoted
 from .scoring import SIDE_NAMES
 from .solve import Solver, default_solver
 from .text import diagram
@@ -96,7 +97,11 @@ class Par:
         return tuple(c.trump for c in self.choices if c.dealer_score == self.score)
 
     def worth(self, trump: str) -> TrumpWorth:
-        return next(c for c in self.choices if c.trump == trump)
+        """What the deal is worth to the dealer's side under `trump`; KeyError if no choice has it."""
+        for choice in self.choices:
+            if choice.trump == trump:
+                return choice
+        raise KeyError(f"trump: {quoted(trump)} is not one of {', '.join(c.trump for c in self.choices)}")
 
     def to_json(self) -> dict[str, Any]:
         out = {"dealer": self.dealer, "side": self.side, "leader": self.leader, "names_trump": self.names_trump,
@@ -125,7 +130,12 @@ class DDTable:
         return self.position.profile
 
     def entry(self, trump: str, leader: str) -> TableEntry:
-        return next(e for e in self.entries if e.trump == trump and e.leader == leader)
+        """The cell of `trump` with `leader` on lead; KeyError if the table has none."""
+        for e in self.entries:
+            if e.trump == trump and e.leader == leader:
+                return e
+        raise KeyError(f"no cell for trump {quoted(trump)} and leader {quoted(leader)} "
+                       f"(trumps {', '.join(self.trumps)}; leaders N, E, S, W)")
 
     def grid(self) -> dict[str, dict[str, int]]:
         """N-S points by trump, then by leader."""

@@ -6,11 +6,11 @@ import pytest
 
 from conftest import played_deal
 from solver import MANILLE
-from solver.advice import advise, view_of
+from solver.advice import advise, advise_iter, view_of
 from solver.analysis import analyze
 from solver.batch import run_batch
 from solver.checks import check_whole, parse_size
-from solver.puzzles import generate, mine
+from solver.puzzles import generate, generate_attempts, mine
 from solver.solve import Solver
 
 
@@ -42,12 +42,17 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
     (lambda s: analyze(DEAL, s, single_dummy=2, seed="x"), "seed: 'x' is not a whole number"),
     (lambda s: advise(VIEW, samples=2.5, solver=s), "samples: 2.5 is not a whole number"),
     (lambda s: advise(VIEW, samples=2, max_attempts=0, solver=s), "max_attempts: 0 must be at least 1"),
-    (lambda s: list(generate(MANILLE, "2", 1, solver=s)), "count: '2' is not a whole number"),
-    (lambda s: list(generate(MANILLE, 1, 1, min_tricks=None, solver=s)), "min_tricks: None is not a whole number"),
-    (lambda s: list(mine(DEAL, margin=1.5, solver=s)), "margin: 1.5 is not a whole number"),
+    # the generators refuse at the call, before anything is asked of them
+    (lambda s: generate(MANILLE, "2", 1, solver=s), "count: '2' is not a whole number"),
+    (lambda s: generate(MANILLE, 1, 1, min_tricks=None, solver=s), "min_tricks: None is not a whole number"),
+    (lambda s: generate_attempts(MANILLE, 1, 1, margin=0, solver=s), "margin: 0 must be at least 1"),
+    (lambda s: mine(DEAL, margin=1.5, solver=s), "margin: 1.5 is not a whole number"),
+    (lambda s: advise_iter(VIEW, samples=0, solver=s), "samples: 0 must be at least 1"),
+    (lambda s: advise_iter(VIEW, timeout=-1, solver=s), "timeout: -1 is not a positive number of seconds"),
     (lambda s: run_batch("solve", None, game="manille", deals=2, chunk="2"), "chunk: '2' is not a whole number"),
 ], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "generate-count",
-        "generate-tricks", "mine-margin", "batch-chunk"])
+        "generate-tricks", "generate-attempts-margin", "mine-margin", "advise-iter-samples", "advise-iter-timeout",
+        "batch-chunk"])
 def test_each_function_names_its_argument(call, message):
     with pytest.raises(ValueError) as err:
         call(Solver(1 << 20))

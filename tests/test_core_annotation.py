@@ -1,13 +1,16 @@
-"""The search core's parts compile to plain C: `cython -a` marks none of their
-lines as touching Python."""
+"""The compiled search core: `cython -a` marks none of its parts' lines as touching
+Python, and its type stub declares what it has."""
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from solver import _core
 
 SOLVER = Path(__file__).resolve().parent.parent / "solver"
 PARTS = sorted(path.stem for path in (SOLVER / "core").glob("*.pxi"))
@@ -42,3 +45,18 @@ def test_the_python_face_is_scored(annotations: Path):
     """The same reading finds the lines that do touch Python, in the module's own file."""
     page = (annotations / "_core.html").read_text()
     assert any(int(score) > 0 for score, _ in SCORED_LINE.findall(page))
+
+
+def test_the_type_stub_names_what_the_module_has():
+    """`_core.pyi` (with `py.typed`, the package's types for type checkers) declares every public
+    name of the compiled module, each Core method and Reason member, and nothing else."""
+    stub = ast.parse((SOLVER / "_core.pyi").read_text())
+    declared = {node.name: node for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    public = {name for name in dir(_core) if not name.startswith("_")} - {"zip_longest"}
+    assert set(declared) == public
+    methods = {n.name if isinstance(n, ast.FunctionDef) else n.target.id for n in declared["Core"].body
+               if isinstance(n, (ast.FunctionDef, ast.AnnAssign))} - {"__init__"}
+    assert methods == {name for name in dir(_core.Core) if not name.startswith("_")}
+    members = {n.targets[0].id for n in declared["Reason"].body if isinstance(n, ast.Assign)}
+    assert members == {r.name for r in _core.Reason}
+    assert (SOLVER / "py.typed").is_file()

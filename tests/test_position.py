@@ -1,7 +1,10 @@
 """`Position`: notation, the position JSON, play, history, rule messages and bad input."""
 from __future__ import annotations
 
+import concurrent.futures
+import copy
 import json
+import pickle
 import random
 
 import pytest
@@ -808,3 +811,37 @@ class TestAsciiNotation:
         with pytest.raises(PositionError) as e:
             Position.from_json(obj)
         assert e.value.field == "hands.N"
+
+
+def _refused(obj: dict) -> PositionError:
+    """Run in a worker process: the error a bad position raises there."""
+    try:
+        Position.from_json(obj)
+    except PositionError as e:
+        return e
+    raise AssertionError("accepted")
+
+
+class TestErrorsCrossProcesses:
+    @pytest.mark.parametrize("error", [PositionError("hands.N", "7S appears twice"),
+                                       IllegalPlay("trick[1]", "W may not play 2H")])
+    def test_pickled_and_copied_whole(self, error):
+        for twin in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+            assert (type(twin), str(twin), twin.field, twin.problem) == \
+                (type(error), str(error), error.field, error.problem)
+
+    def test_raised_in_a_worker_process(self):
+        bad = {"game": "manille", "trump": "S", "hands": {"N": "7S", "E": "7S", "S": "8S", "W": "9S"},
+               "leader": "N", "trick": []}
+        with concurrent.futures.ProcessPoolExecutor(1) as pool:
+            error = pool.submit(_refused, bad).result(timeout=60)
+        assert (type(error), error.field) == (PositionError, "hands.E")
+
+
+def test_repr_is_one_readable_line():
+    position = Position.from_json({"game": "malilla", "trump": "D", "leader": "W", "trick": ["JS", "6S", "4D"],
+                                   "hands": {"N": "KS AH 2D", "W": "KC 5C", "S": "2S 4H", "E": "7D QC"},
+                                   "led_suits": "SHC"})
+    assert repr(position) == ("<Position malilla trump=D N:KS AH 2D E:7D QC S:2S 4H W:KC 5C leader=W "
+                              "trick=[JS 6S 4D] to_move=N>")
+    assert repr(position.profile) == "<Profile malilla>"

@@ -7,6 +7,7 @@ import argparse
 import datetime
 import logging
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -23,7 +24,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from conftest import PROJECT
 from server import convert
 from server._proto import SERVICE_NAME, pb
-from server.client import Client, RemoteError
+from server.client import Client, InvalidRequest, RemoteError
 from server.config import Config, add_arguments, config_from_args
 from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
@@ -668,3 +669,12 @@ class TestConfig:
     def test_bad_values(self, argv, env, words):
         with pytest.raises(ValueError, match=re.escape(words)):
             self.parse(argv, env)
+
+
+@pytest.mark.parametrize("error", [RemoteError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down"),
+                                   InvalidRequest(grpc.StatusCode.INVALID_ARGUMENT, "bad", [("position", "missing")])])
+def test_a_client_error_pickles_whole(error):
+    """A client's error crosses to and from worker processes (a batch's, a pool's)."""
+    twin = pickle.loads(pickle.dumps(error))
+    assert (type(twin), str(twin), twin.code, twin.details, twin.violations) == \
+        (type(error), str(error), error.code, error.details, error.violations)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from solver import MANILLE, MALILLA, Position, PositionError, _core
 from solver.deal import deal, random_play
 from solver.scoring import side_score
-from solver.solve import SearchStopped, Solver, solve
+from solver.solve import SearchStopped, SearchTimeout, Solver, solve
 
 
 def played_out(profile, seed: int, tricks: int, cards: int = 0) -> Position:
@@ -187,11 +187,24 @@ class TestCopies:
         assert solver.stats["entries"] > 0
 
 
+def test_solutions_compare_by_their_answers_not_the_nodes():
+    position = Position.from_json(deal(MANILLE, 3).to_position_json())
+    solver = Solver(1 << 20)
+    cold, warm = solver.solve(position), solver.solve(position)
+    assert cold.nodes > warm.nodes and cold == warm
+    assert cold != solver.solve(position, mode="best")
+
+
+def test_repr_names_the_bound():
+    assert repr(Solver(1 << 20)) == "Solver(memory=1048576)"
+
+
 class TestStopping:
     def test_timeout_raises(self) -> None:
         position = Position.from_json(deal(MALILLA, 5).to_position_json())
-        with pytest.raises(SearchStopped, match=r"^timeout: the search took more than the 1e-06 s allowed$"):
+        with pytest.raises(SearchTimeout, match=r"^timeout: the search took more than the 1e-06 s allowed$") as info:
             Solver().solve(position, timeout=1e-6)
+        assert isinstance(info.value, SearchStopped) and isinstance(info.value, TimeoutError)
 
     @pytest.mark.parametrize("timeout", [1e9, 1e12, 1e300])
     def test_a_timeout_of_centuries_is_no_limit(self, timeout) -> None:
@@ -216,7 +229,7 @@ class TestStopping:
         solver.cancel()
         thread.join()
         # cancel either caught the search or came before it began; a later solve works
-        assert len(errors) <= 1
+        assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
         assert solver.solve(position).value == Solver().solve(position).value
 
     def test_solver_usable_after_timeout(self) -> None:

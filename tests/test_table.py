@@ -92,6 +92,18 @@ class TestParManille:
         nt = par.worth("NT")
         assert nt.score[0] == 120
 
+    def test_a_cell_or_choice_it_lacks_is_a_key_error(self, manille_capot_table) -> None:
+        """Not StopIteration, which a generator or map() around the lookup would swallow."""
+        (par,) = manille_capot_table.par
+        with pytest.raises(KeyError, match="no cell for trump 'X' and leader 'N'"):
+            manille_capot_table.entry("X", "N")
+        with pytest.raises(KeyError):
+            manille_capot_table.entry("S", 0)
+        with pytest.raises(KeyError, match="trump: 'X' is not one of"):
+            par.worth("X")
+        with pytest.raises(KeyError):
+            list(map(lambda t: manille_capot_table.entry(t, "n"), manille_capot_table.trumps))
+
     def test_pending_doubling_doubles_every_choice(self, manille_capot_table) -> None:
         position, _, dealers = read_table_input({**seeded("manille", 103, 3), "pending_doubling": True})
         doubled = dd_table(position, Solver(), dealers)
