@@ -11,7 +11,7 @@ from itertools import cycle
 
 from . import cards
 from .position import Position
-from .profiles import Profile
+from .profiles import Profile, as_profile
 from .quoting import quoted
 
 __all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump"]
@@ -79,8 +79,8 @@ class Deal:
         return obj
 
 
-def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None) -> Deal:
-    """Shuffle the profile's deck with ``random.Random(seed)`` and deal it.
+def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None = None) -> Deal:
+    """Shuffle the profile's deck (a `Profile` or a game's name) with ``random.Random(seed)`` and deal it.
 
     Packets of ``profile.packets`` (repeated) go to each seat in the playing
     direction, starting with the seat after the dealer, so the dealer gets the
@@ -89,6 +89,7 @@ def deal(profile: Profile, seed: int, dealer: int = 0, trump: str | None = None)
     Otherwise the dealer names trump: `trump` if given, else a choice among
     ``trump_choices(profile)`` drawn from the same RNG right after the shuffle.
     """
+    profile = as_profile(profile)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, not {quoted(seed)}")
     cards.check_seat(dealer)

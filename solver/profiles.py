@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from .quoting import quoted
 
-__all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile"]
+__all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile", "as_profile"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,11 @@ MANILLE = Profile(
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (MALILLA, MANILLE)}
+
+
+def as_profile(profile: Profile | str) -> Profile:
+    """`profile` itself, or the shipped profile it names."""
+    return profile if isinstance(profile, Profile) else get_profile(profile)
 
 
 def get_profile(name: str) -> Profile:

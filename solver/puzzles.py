@@ -65,7 +65,7 @@ from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal
 from .position import Position
-from .profiles import Profile
+from .profiles import Profile, as_profile
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
 
@@ -153,9 +153,11 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver):
     return line, decisions
 
 
-def check_position(position: Position, margin: int = 3, solver: Solver | None = None,
+def check_position(position: Position | dict[str, Any] | str, margin: int = 3, solver: Solver | None = None,
                    node_solver: Solver | None = None) -> Puzzle | None:
-    """The puzzle of `position` (the side to move solves it), or None when it is not one."""
+    """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
+    if not isinstance(position, Position):
+        position = Position.from_json(position)
     solver = solver or Solver()
     root = solver.solve(position, mode="all")
     if len(root.groups) < 2:
@@ -288,10 +290,10 @@ def _tricks_left(position: Position) -> int:
     return position.profile.cards_per_hand - position.tricks_played
 
 
-def generate(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
+def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
              margin: int = 3, solver: Solver | None = None, max_attempts: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> Iterator[Puzzle]:
-    """`count` puzzles from random deals of `profile`, deterministic for `seed`.
+    """`count` puzzles from random deals of `profile` (or a game's name), deterministic for `seed`.
 
     Each attempt deals a deal (the game's dealing procedure, a random dealer),
     plays random legal cards to a trick boundary with k tricks left (k drawn in
@@ -313,11 +315,12 @@ def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
             progress(attempts, found)
 
 
-def generate_attempts(profile: Profile, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
+def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
                       margin: int = 3, solver: Solver | None = None,
                       max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
     """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
     that attempt found or None). Bad options are refused at the call."""
+    profile = as_profile(profile)
     check_options(min_tricks, max_tricks, margin, profile, count)
     check_whole("seed", seed)
     if max_attempts is not None:
@@ -343,11 +346,11 @@ def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tric
         yield attempts, found, puzzle
 
 
-def mine(played: str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
+def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
          solver: Solver | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
     reads it: the start position JSON plus `play`). A bad deal or option is refused at the call."""
-    record = PlayedDeal.from_json(played)
+    record = played if isinstance(played, PlayedDeal) else PlayedDeal.from_json(played)
     position = record.start
     check_options(min_tricks, max_tricks, margin, position.profile)
     positions = [position]

@@ -267,10 +267,11 @@ def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str |
     return position, (position.trump if trump is not None else None), dealers
 
 
-def table_of(obj: str | bytes | dict[str, Any], solver: Solver | None = None,
+def table_of(obj: Position | str | bytes | dict[str, Any], solver: Solver | None = None,
              timeout: float | None = None) -> DDTable:
-    """`read_table_input` then `dd_table`: the table of a JSON deal."""
-    position, trump, dealers = read_table_input(obj)
+    """`read_table_input` then `dd_table`: the table of a deal (its JSON, or the `Position`
+    at its first lead)."""
+    position, trump, dealers = read_table_input(obj.to_json() if isinstance(obj, Position) else obj)
     table = dd_table(position, solver, dealers, timeout)
     dealer = SEATS[dealers[0]] if len(dealers) == 1 else None
     return DDTable(table.position, table.trumps, table.entries, table.par, trump, dealer, table.nodes)

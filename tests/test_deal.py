@@ -61,6 +61,14 @@ class TestDeterminism:
     def test_named_trump_same_seed_same_deal(self):
         assert deal(MANILLE, 9).trump == deal(MANILLE, 9).trump
 
+    @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+    def test_a_game_is_named_or_given(self, profile):
+        assert deal(profile.name.upper(), 42, 1) == deal(profile, 42, 1)
+
+    def test_an_unknown_game_is_refused_by_name(self):
+        with pytest.raises(ValueError, match="unknown game 'bridge'; expected one of malilla, manille"):
+            deal("bridge", 1)
+
 
 class TestPacketOrder:
     def test_manille_3_2_3_clockwise_from_dealers_left(self):

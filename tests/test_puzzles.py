@@ -10,6 +10,7 @@ import pytest
 
 from conftest import PROJECT, played_deal
 from solver import IllegalPlay, Position, PositionError, get_profile
+from solver.analysis import PlayedDeal
 from solver.cards import card_points, parse_card
 from solver.puzzles import (TAGS, Puzzle, check_position, generate, mine, natural_cards, pretty, rating_of,
                             tags_of)
@@ -180,6 +181,18 @@ def test_mined_puzzles_lie_on_the_played_deal():
             found.append(puzzle)
     assert len(found) >= 3
     assert {p.position.profile.name for p in found} == set(GAMES)
+
+
+def test_each_entry_takes_the_objects_and_the_json_alike():
+    """A game's name or its Profile, a Position or its JSON, a PlayedDeal or its JSON."""
+    solver = Solver(1 << 22)
+    assert [p.to_json() for p in generate("manille", 2, 7, solver=solver)] == \
+        [p.to_json() for p in generate(get_profile("manille"), 2, 7, solver=solver)]
+    puzzle = next(iter(generate("malilla", 1, 3, solver=solver)))
+    assert check_position(puzzle.position.to_json(), solver=solver) == check_position(puzzle.position, solver=solver)
+    played = next(d for d in (played_deal("manille", s) for s in range(200)) if list(mine(d, solver=solver)))
+    assert [p.to_json() for p in mine(PlayedDeal.from_json(played), solver=solver)] == \
+        [p.to_json() for p in mine(played, solver=solver)]
 
 
 # ------------------------------------------------------------------ rating

@@ -92,6 +92,10 @@ class TestParManille:
         nt = par.worth("NT")
         assert nt.score[0] == 120
 
+    def test_a_position_at_the_first_lead_is_read_as_its_json(self) -> None:
+        position = Position.from_json(deal("manille", 3).to_position_json())
+        assert table_of(position, Solver(1 << 20)).to_json() == table_of(position.to_json(), Solver(1 << 20)).to_json()
+
     def test_a_cell_or_choice_it_lacks_is_a_key_error(self, manille_capot_table) -> None:
         """Not StopIteration, which a generator or map() around the lookup would swallow."""
         (par,) = manille_capot_table.par
