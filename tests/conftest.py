@@ -5,6 +5,7 @@ them fail (never skip).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -12,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -133,13 +134,26 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
     return obj
 
 
+@contextlib.contextmanager
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """Programs started meanwhile take Ctrl-C (SIGINT) as Python does, even where this process
+    ignores it: a signal with a handler is reset to its default in a new program. (A `preexec_fn`
+    would do it in the child, but makes the child a Python-level fork, in which an in-process gRPC
+    server's fork handlers can abort it.)"""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def interrupted(module: str, args: list[str], ready: Callable[[], bool], stdin: Path | None = None,
                 stdout: Path | None = None) -> tuple[int, str]:
     """Run `python -m module args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr."""
     with open(stdin or os.devnull, encoding="utf-8") as source, open(stdout or os.devnull, "w") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", module, *args], stdin=source, stdout=sink,
-                                stderr=subprocess.PIPE, text=True, cwd=PROJECT,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        with ctrl_c_reaches_children():
+            proc = subprocess.Popen([sys.executable, "-m", module, *args], stdin=source, stdout=sink,
+                                    stderr=subprocess.PIPE, text=True, cwd=PROJECT)
         deadline = time.monotonic() + 60
         while not ready() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)

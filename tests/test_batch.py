@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import PROJECT, interrupted
+from conftest import PROJECT, ctrl_c_reaches_children, interrupted
 from solver import Position
 from solver.analysis import analyze
 from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk, run_of
@@ -223,8 +223,9 @@ def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
               "    local_cluster(1)\n"
               "except KeyboardInterrupt:\n"
               "    print('interrupted')\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=PROJECT, timeout=120,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    with ctrl_c_reaches_children():
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=PROJECT,
+                              timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")
 
 
