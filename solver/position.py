@@ -479,12 +479,19 @@ class Position:
 
     def __repr__(self) -> str:
         """One line: ``<Position malilla trump=D N:KS AH 2D E:7D QC S:2S 4H W:KC 5C leader=W
-        trick=[JS 6S 4D] to_move=N>`` (and the tricks played, when known)."""
-        obj = self.to_json()
+        trick=[JS 6S 4D] to_move=N led_suits=SHC>`` (and the tricks played, when known, and a
+        pending doubling); the plain fields of one built by hand that is no position."""
+        try:
+            obj = self.to_json()
+        except (IndexError, KeyError, ValueError):
+            return (f"<Position {self.profile.name} trump={self.trump} hands={self.hands} leader={self.leader} "
+                    f"trick={self.trick}>")
         hands = " ".join(f"{seat}:{cards or '-'}" for seat, cards in obj["hands"].items())
-        history = f" tricks_played={len(self.history)}" if self.history else ""
+        extra = f" led_suits={obj['led_suits'] or '-'}" if "led_suits" in obj else ""
+        extra += f" tricks_played={len(self.history)}" if self.history else ""
+        extra += " pending_doubling" if self.pending_doubling else ""
         return (f"<Position {obj['game']} trump={obj['trump']} {hands} leader={obj['leader']} "
-                f"trick=[{' '.join(obj['trick'])}] to_move={obj['to_move']}{history}>")
+                f"trick=[{' '.join(obj['trick'])}] to_move={obj['to_move']}{extra}>")
 
     def to_json(self) -> dict[str, Any]:
         """The position JSON (with `history` when it is known and not empty)."""

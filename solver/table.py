@@ -233,15 +233,15 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     return DDTable(position, trumps, tuple(entries), par, nodes=nodes)
 
 
-def read_table_input(obj: str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...]]:
+def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...]]:
     """Read a full deal for the table: the position JSON with `trump` and `leader` optional
-    (or a played deal, whose start it is).
+    (or a played deal, whose start it is, or the `Position` at the deal's first lead).
 
     Returns (position, the trump given or None, the dealers for par). The dealer is
     `dealer` when given, else the seat before `leader`; with neither, par is given for
     every dealer.
     """
-    obj = dict(json_object(obj))
+    obj = dict(json_object(obj.to_json() if isinstance(obj, Position) else obj))
     if obj.get("play") is not None:   # a played deal: every field checked as the analysis reads it
         PlayedDeal.from_json(obj)
     obj.pop("play", None)
@@ -271,7 +271,7 @@ def table_of(obj: Position | str | bytes | dict[str, Any], solver: Solver | None
              timeout: float | None = None) -> DDTable:
     """`read_table_input` then `dd_table`: the table of a deal (its JSON, or the `Position`
     at its first lead)."""
-    position, trump, dealers = read_table_input(obj.to_json() if isinstance(obj, Position) else obj)
+    position, trump, dealers = read_table_input(obj)
     table = dd_table(position, solver, dealers, timeout)
     dealer = SEATS[dealers[0]] if len(dealers) == 1 else None
     return DDTable(table.position, table.trumps, table.entries, table.par, trump, dealer, table.nodes)

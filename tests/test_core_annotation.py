@@ -3,6 +3,7 @@ Python, and its type stub declares what it has."""
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 import subprocess
 import sys
@@ -57,6 +58,11 @@ def test_the_type_stub_names_what_the_module_has():
     methods = {n.name if isinstance(n, ast.FunctionDef) else n.target.id for n in declared["Core"].body
                if isinstance(n, (ast.FunctionDef, ast.AnnAssign))} - {"__init__"}
     assert methods == {name for name in dir(_core.Core) if not name.startswith("_")}
+    for node in [*(n for n in stub.body if isinstance(n, ast.FunctionDef)),
+                 *(n for n in declared["Core"].body if isinstance(n, ast.FunctionDef) and n.name in ("solve", "clear"))]:
+        real = getattr(_core.Core, node.name) if node.name in ("solve", "clear") else getattr(_core, node.name)
+        assert [a.arg for a in node.args.args if a.arg != "self"] == \
+            [name for name in inspect.signature(real).parameters if name != "self"], node.name
     members = {n.targets[0].id for n in declared["Reason"].body if isinstance(n, ast.Assign)}
     assert members == {r.name for r in _core.Reason}
     assert (SOLVER / "py.typed").is_file()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import json
+import multiprocessing
 import pickle
 import random
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 import reference as ref
 from conftest import load_vectors, played_deal
-from solver import IllegalPlay, Position, PositionError
+from solver import MANILLE, IllegalPlay, Position, PositionError
 
 
 def malilla(hands, leader="N", trick=(), led_suits=None, trump="H", **extra):
@@ -833,7 +834,7 @@ class TestErrorsCrossProcesses:
     def test_raised_in_a_worker_process(self):
         bad = {"game": "manille", "trump": "S", "hands": {"N": "7S", "E": "7S", "S": "8S", "W": "9S"},
                "leader": "N", "trick": []}
-        with concurrent.futures.ProcessPoolExecutor(1) as pool:
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             error = pool.submit(_refused, bad).result(timeout=60)
         assert (type(error), error.field) == (PositionError, "hands.E")
 
@@ -843,5 +844,13 @@ def test_repr_is_one_readable_line():
                                    "hands": {"N": "KS AH 2D", "W": "KC 5C", "S": "2S 4H", "E": "7D QC"},
                                    "led_suits": "SHC"})
     assert repr(position) == ("<Position malilla trump=D N:KS AH 2D E:7D QC S:2S 4H W:KC 5C leader=W "
-                              "trick=[JS 6S 4D] to_move=N>")
+                              "trick=[JS 6S 4D] to_move=N led_suits=SHC>")
     assert repr(position.profile) == "<Profile malilla>"
+    doubled = Position.from_json({"game": "manille", "trump": "S", "leader": "N", "trick": [], "pending_doubling": True,
+                                  "hands": {"N": "7S", "E": "8S", "S": "9S", "W": "10S"}})
+    assert repr(doubled).endswith("to_move=N pending_doubling>")
+
+
+def test_repr_of_a_position_built_by_hand_does_not_raise():
+    assert repr(Position(MANILLE, "S", (0, 0, 0, 0), 7)) == \
+        "<Position manille trump=S hands=(0, 0, 0, 0) leader=7 trick=()>"

@@ -232,6 +232,24 @@ class TestStopping:
         assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
         assert solver.solve(position).value == Solver().solve(position).value
 
+    def test_a_cancel_with_time_left_is_not_a_timeout(self) -> None:
+        position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
+        solver = Solver()
+        errors: list[Exception] = []
+
+        def work() -> None:
+            try:
+                solver.solve(position, timeout=60)
+            except SearchStopped as e:
+                errors.append(e)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        while thread.is_alive():   # a cancel that lands before the search begins is lost: repeat it
+            solver.cancel()
+            thread.join(0.002)
+        assert [type(e) for e in errors] == [SearchStopped]
+
     def test_solver_usable_after_timeout(self) -> None:
         position = Position.from_json(deal(MALILLA, 9).to_position_json())
         solver = Solver()
