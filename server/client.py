@@ -331,12 +331,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import os
-    import sys
-
-    status = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # no interpreter teardown under gRPC's threads: after a Ctrl-C in a call, its poller could
-    # still be waiting on a closed descriptor, and abort the process
-    os._exit(status)
+    raise SystemExit(main())
