@@ -128,7 +128,9 @@ class View:
             raise PositionError("play", "the deal is over: nothing is left to play")
         tindex = trump_index(trump)
         step = profile.step
-        players, history, trick = [], [], []
+        players: list[int] = []
+        history: list[tuple[int, ...]] = []
+        trick: list[int] = []
         leader = seats["leader"]
         for c in play:
             players.append((leader + len(trick) * step) % 4)
@@ -142,7 +144,8 @@ class View:
         if (leader + len(trick) * step) % 4 != seat:
             raise PositionError("seat", f"{SEATS[seat]} is not to move: after the play it is "
                                 f"{SEATS[(leader + len(trick) * step) % 4]}'s turn")
-        sizes = tuple(profile.cards_per_hand - players.count(s) for s in range(4))
+        held = [profile.cards_per_hand - players.count(s) for s in range(4)]
+        sizes = (held[0], held[1], held[2], held[3])
         if len(hand_cards) != sizes[seat]:
             raise PositionError("hand", f"{n_cards(len(hand_cards))}; {SEATS[seat]} has played "
                                 f"{players.count(seat)} so holds {sizes[seat]}")
@@ -183,7 +186,7 @@ class View:
             if trick:
                 led |= 1 << (trick[0] >> 4)
         view = cls(profile, trump, seat, hand, seats["leader"], tuple(play), tuple(players), leader,
-                   tuple(trick), tuple(history), led, sizes, tuple(fixed), unseen)
+                   tuple(trick), tuple(history), led, sizes, (fixed[0], fixed[1], fixed[2], fixed[3]), unseen)
         return view._with_inferences()
 
     # ------------------------------------------------------------ inferences
@@ -191,7 +194,8 @@ class View:
     def _replay_states(self) -> Iterator[tuple[int, int, tuple[int, ...], int, int, int]]:
         """(index, seat, trick so far, leader, led, card) for every card of the play."""
         tindex = trump_index(self.trump)
-        leader, trick, led = self.first_leader, (), 0
+        leader, led = self.first_leader, 0
+        trick: tuple[int, ...] = ()
         for i, (c, s) in enumerate(zip(self.play, self.players)):
             yield i, s, trick, leader, led, c
             if not trick and self.profile.protected_rank is not None:
@@ -283,9 +287,10 @@ def _groups(view: View) -> list[tuple[tuple[int, ...], list[int]]]:
     return sorted(by.items())
 
 
-def _needs(view: View) -> tuple[int, ...]:
+def _needs(view: View) -> tuple[int, int, int]:
     """Unseen cards each hidden seat must receive."""
-    return tuple(view.sizes[s] - bin(view.fixed[s]).count("1") for s in view.hidden)
+    a, b, c = (view.sizes[s] - bin(view.fixed[s]).count("1") for s in view.hidden)
+    return a, b, c
 
 
 def _splits(n: int, allowed: tuple[int, ...], hidden: tuple[int, ...]) -> Iterator[tuple[int, int, int]]:
@@ -362,7 +367,7 @@ def sample_layout(view: View, rng: random.Random, _cache: dict | None = None) ->
                 hands[seat] |= 1 << c
             k += n
         need = (need[0] - split[0], need[1] - split[1], need[2] - split[2])
-    return tuple(hands)
+    return hands[0], hands[1], hands[2], hands[3]
 
 
 # ---------------------------------------------------------------- the advice
@@ -384,7 +389,7 @@ class CardAdvice:
                                "se": round(self.se, 4)}
         if self.goal is not None:
             out["goal"] = round(self.goal, 4)
-            out["goal_se"] = round(self.goal_se, 4)
+            out["goal_se"] = round(self.goal_se, 4) if self.goal_se is not None else None
         return out
 
 
@@ -419,7 +424,10 @@ class Advice:
 
 
 def _rank(c: CardAdvice, goal: int | None) -> tuple:
-    return (round(c.goal, 9), round(c.mean, 9)) if goal is not None else (round(c.mean, 9),)
+    if goal is None:
+        return (round(c.mean, 9),)
+    assert c.goal is not None   # with a goal every sampled card has its frequency
+    return round(c.goal, 9), round(c.mean, 9)
 
 
 def _summarise(view: View, values: dict[str, list[int]], goal: int | None, rejected: int, layouts: int,
@@ -495,6 +503,7 @@ def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0,
     for last in advise_iter(view, samples, seed, goal, solver, 1, max_attempts, timeout):
         if progress is not None:
             progress(last.samples)
+    assert last is not None   # the steps end with the final advice
     return last
 
 
@@ -519,7 +528,7 @@ def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int 
     """`count` layouts drawn uniformly among those consistent with the play (no solving)."""
     rng = random.Random(seed)
     cache: dict = {}
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     limit = max_attempts if max_attempts is not None else 100 * count
     for _ in range(limit):
         if len(out) == count:

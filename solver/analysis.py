@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, parse_card
@@ -54,12 +54,14 @@ def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
     profile = start.profile
     if profile.capot_multiplier > 1:
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
+        assert sol.value is not None   # mode "best" values the position
         signed = sol.value if start.to_move % 2 == 0 else -sol.value
         plain = (profile.total_points - profile.half) * deal_multiplier(profile, start.trump, start.pending_doubling)
         capot = abs(signed) > plain
     else:
         if points_ns is None:
             value = solver.solve(start, mode="best", timeout=timeout).value
+            assert value is not None   # mode "best" values the position
             points_ns = value if start.to_move % 2 == 0 else profile.total_points - value
         won = max(points_ns, profile.total_points - points_ns)
         capot = profile.trick_bonus > 0 and won == profile.total_points
@@ -375,6 +377,11 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     check_whole("seed", seed)
     if not isinstance(deal, PlayedDeal):
         deal = PlayedDeal.from_json(deal)
+    if deal.start.history is None:   # a start built by hand: nothing was played before it
+        if deal.start.played_field:
+            raise PositionError(deal.start.played_field,
+                                "a played deal starts from four full hands and no card played")
+        deal = replace(deal, start=replace(deal.start, history=(), first_leader=deal.start.leader))
     if solver is None:
         solver = default_solver()
     began = time.perf_counter()
@@ -394,9 +401,11 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
             break
         sol = solver.solve(position, mode="all", timeout=timeout)
         nodes += sol.nodes
+        won = position.points_won()
+        assert sol.value is not None and won is not None   # mode "all"; the start has a history
         cards.append(CardAnalysis(
             index=index, card=name, seat=SEATS[seat], before=sol.value, after=sol.values[name],
-            best=tuple(sol.best), values=sol.values, won=position.points_won(), total=total))
+            best=tuple(sol.best), values=sol.values, won=won, total=total))
         position = after_position
 
     if single_dummy > 0 and cards:
@@ -407,6 +416,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     else:
         sol = solver.solve(start, mode="best", timeout=timeout)
         nodes += sol.nodes
+        assert sol.value is not None   # mode "best" values the position
         ns = sol.value if start.to_move % 2 == 0 else total - sol.value
         dd_points = (ns, total - ns)
     projected = cards[-1].deal_value() if cards else dd_points
@@ -414,13 +424,14 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
 
     complete = position.is_over
     points, tricks = position.points_won(), position.tricks_won()
+    assert points is not None and tricks is not None   # the start has a history
     # the unfinished trick's cards are in nobody's points yet
     score = score_deal(profile, points, tricks, start.trump, deal.pending_doubling) if complete else None
     notes: list[str] = []
     if not complete:
         notes.append(f"partial deal: {len(cards)} of {4 * profile.cards_per_hand} cards played; "
                      "'projected' completes it with perfect play")
-    if score is not None and score.capot and profile.slam_wins_match:
+    if score is not None and score.capot and score.winner is not None and profile.slam_wins_match:
         notes.append(f"{SIDE_NAMES[score.winner]} took every trick: in {profile.name} that wins the match at once")
     if dd_capot and profile.slam_wins_match:
         winner = 0 if dd_points[0] > dd_points[1] else 1
@@ -461,8 +472,6 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
 def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
                    timeout: float | None) -> list[CardAnalysis]:
     """The cards with their single-dummy verdicts (forced cards get none: there was no choice)."""
-    from dataclasses import replace
-
     from .advice import advise, verdict, view_of
 
     start = deal.to_json()

@@ -163,6 +163,7 @@ def check_position(position: Position | dict[str, Any] | str, margin: int = 3, s
     if len(root.groups) < 2:
         return None
     goal = root.value
+    assert goal is not None   # mode "all" values the position
     group = _winning_group(root, goal, margin)
     if group is None:
         return None
@@ -212,7 +213,7 @@ def natural_cards(position: Position) -> dict[str, str]:
 
 def rating_of(only_moves: int, fails: dict[str, bool], nodes: int) -> int:
     """The difficulty from 1 to 10 (the formula is in the module docstring)."""
-    raw = max(only_moves - 1, 0) + 2 * fails.get("highest", False) + 2 * fails.get("greedy", False) \
+    raw: float = max(only_moves - 1, 0) + 2 * fails.get("highest", False) + 2 * fails.get("greedy", False) \
         + 1 * fails.get("cheapest", False)
     raw += min(max(math.log2(max(nodes, 1) / 1000), 0.0), 3.0)
     return min(max(1 + round(raw * 9 / 12), 1), 10)

@@ -389,18 +389,18 @@ def _json_for_script(obj: Any) -> str:
 
 def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play analysis") -> str:
     """The page, as text: every deal of `items` (analyses, or report items with the input's line numbers)."""
-    items = [i if isinstance(i, ReportItem) else ReportItem(k + 1, i) for k, i in enumerate(items)]
+    deals = [i if isinstance(i, ReportItem) else ReportItem(k + 1, i) for k, i in enumerate(items)]
     data = {"deals": [_deal_data(i.analysis) if i.analysis is not None else {"cards": [], "error": i.error}
-                      for i in items]}
-    sections = "".join(_deal_section(item, k) for k, item in enumerate(items))
-    count = sum(1 for i in items if i.analysis is not None)
+                      for i in deals]}
+    sections = "".join(_deal_section(item, k) for k, item in enumerate(deals))
+    count = sum(1 for i in deals if i.analysis is not None)
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,'
         f'initial-scale=1"><title>{_esc(title)}</title><style>{CSS}</style></head><body>'
         f'<header><h1>{_esc(title)}</h1><p>{count} deal(s) analysed double dummy: each card coloured by the '
         f'points it gave away; hover a card for its best alternatives, click it for every card\'s value.</p>'
-        f'</header><main>{_summary(items)}{sections}</main>'
+        f'</header><main>{_summary(deals)}{sections}</main>'
         f'<script type="application/json" id="report-data">{_json_for_script(data)}</script>'
         f"<script>{SCRIPT}</script></body></html>\n")
 

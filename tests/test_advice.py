@@ -425,6 +425,13 @@ def test_a_card_that_was_best_on_what_was_visible_is_unlucky_not_a_mistake():
     assert verdict("2S", advice, cost=0)["verdict"] == "lucky"
 
 
+def test_card_advice_with_a_goal_but_no_goal_error_writes_its_json():
+    from solver.advice import CardAdvice
+    assert CardAdvice("AS", 20.0, 4.0, 0.6, goal=0.75).to_json() == {
+        "card": "AS", "mean": 20.0, "sd": 4.0, "se": 0.6, "goal": 0.75, "goal_se": None}
+    assert CardAdvice("AS", 20.0, 4.0, 0.6, 0.75, 0.05).to_json()["goal_se"] == 0.05
+
+
 class TestHandMadeHistory:
     """A Manille deal written out by hand (trump hearts, N leads):
 

@@ -3,6 +3,7 @@ cards, partial deals, the deal's result and the input format."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -368,6 +369,16 @@ class TestPlayedDealInput:
             later = later.play(c)
         with pytest.raises(PositionError, match="full hands"):
             PlayedDeal.from_json({**later.to_json(), "play": []})
+
+    def test_a_start_built_by_hand_without_a_history_is_analysed_as_read(self) -> None:
+        read = PlayedDeal.from_json(played_deal("malilla", 3, 9))
+        s = read.start
+        by_hand = PlayedDeal(Position(s.profile, s.trump, s.hands, s.leader), read.play, read.dealer, read.shown)
+        assert by_hand.start.history is None
+        assert analyze(by_hand, Solver(SMALL)).to_json() == analyze(read, Solver(SMALL)).to_json()
+        later = read.start.play(read.play[0])
+        with pytest.raises(PositionError, match="full hands"):
+            analyze(PlayedDeal(replace(later, history=None), read.play[1:], read.dealer), Solver(SMALL))
 
 
 def test_single_dummy_samples_cannot_be_negative():
