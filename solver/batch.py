@@ -223,7 +223,7 @@ class BatchStats:
         if self.scores:
             out["deal_scores"] = {g: {t: _dist(c) for t, c in sorted(by.items())} for g, by in self.scores.items()}
         if self.wins:
-            rates = {}
+            rates: dict[str, dict[str, dict[str, Any]]] = {}
             for g, w in self.wins.items():
                 rates[g] = {}
                 for key in ("deal_trump", "par"):
@@ -326,10 +326,14 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     if job == "puzzles":
         from .puzzles import check_options
         check_options(*_puzzle_options(options))
-    generate = (get_profile(game).name, seed) if source is None else None
+    generate: tuple[str, int] | None = None
+    if source is None:
+        assert game is not None   # checked above: generated deals are of a game
+        generate = (get_profile(game).name, seed)
     done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line)),
                      run_of(job, options, generate)) if out_path else set()
     if source is None:
+        assert deals is not None   # checked above: without an input file, the deals are generated
         total: int | None = deals
         pending: Iterable[tuple[int, Any]] = ((i, None) for i in range(deals) if i not in done)
     else:
@@ -348,7 +352,7 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     sink = open(out_path, "a", encoding="utf-8") if out_path else (out or sys.stdout)
     bar = None
     if progress:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
         bar = tqdm(total=None if total is None else total - skipped, unit="deal", file=sys.stderr,
                    dynamic_ncols=True, smoothing=0.1)
     written = 0
@@ -374,9 +378,9 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
                 written += len(lines)
                 if bar is not None:
                     bar.update(len(lines))
-            c = next(chunks, None)
-            if c is not None:
-                running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))
+            more = next(chunks, None)
+            if more is not None:
+                running.add(client.submit(run_chunk, job, more, options, generate, pure=False, retries=retries))
     finally:
         if bar is not None:
             bar.close()

@@ -167,7 +167,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     show = args.progress or sys.stderr.isatty()
     bar = None
     if show:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
         bar = tqdm(total=count_lines(args.input), unit="deal", file=sys.stderr, delay=0 if args.progress else 0.5,
                    dynamic_ncols=True)
     number = 0
@@ -510,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.command_parser.prog}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
-        args.command_parser.error(str(e))
+        parser: argparse.ArgumentParser = args.command_parser
+        parser.error(str(e))
 
 
 if __name__ == "__main__":

@@ -121,6 +121,12 @@ def game_profile(obj: dict[str, Any]) -> Profile:
         raise PositionError("game", str(e)) from None
 
 
+def _four(masks: list[int]) -> tuple[int, int, int, int]:
+    """The four hands' masks (N, E, S, W) as a `Position` holds them."""
+    n, e, s, w = masks
+    return n, e, s, w
+
+
 def _cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
     """The cards of a field; `indexed`: a bad card is named by its place (``play[3]``)."""
     if isinstance(value, str):
@@ -206,7 +212,7 @@ class Position:
             raise PositionError("pending_doubling", "expected true or false")
         if pending and not profile.tie_doubles_next:
             raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
-        masks = tuple(sum(1 << c for c in cards) for cards in hands)
+        masks = _four([sum(1 << c for c in cards) for cards in hands])
         pos = cls(profile, trump, masks, leader, tuple(trick), 0, None, pending_doubling=bool(pending))
         if strict or history is not None:
             pos.check_sizes()
@@ -326,7 +332,7 @@ class Position:
         for s, c in zip(played, self.trick):
             hands[s] |= 1 << c
         for i, (s, c) in enumerate(zip(played, self.trick)):
-            state = replace(self, hands=tuple(hands), trick=self.trick[:i])
+            state = replace(self, hands=_four(hands), trick=self.trick[:i])
             state._require_legal(c, f"trick[{i}]")
             hands[s] &= ~(1 << c)
 
@@ -349,7 +355,7 @@ class Position:
                 raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
                                     "first trick")
-        pos = Position(self.profile, self.trump, tuple(hands), leaders[0], (), 0, (), leaders[0])
+        pos = Position(self.profile, self.trump, _four(hands), leaders[0], (), 0, (), leaders[0])
         for i, t in enumerate(history):
             for j, c in enumerate(t):
                 pos = pos._play(c, f"history[{i}][{j}]")
@@ -414,11 +420,18 @@ class Position:
         return won[0], won[1]
 
     def _trick_results(self) -> list[tuple[int, tuple[int, ...]]]:
-        out = []
+        """(winner, trick) of each completed trick of the history."""
+        history = self.history or ()
+        tindex = trump_index(self.trump)
+        step = self.profile.step
         leader = self.first_leader
-        for t in self.history or ():
-            w = _core.trick_winner(t, trump_index(self.trump))
-            leader = (leader + w * self.profile.step) % 4
+        if leader is None:   # not given (a position built by hand): the winners lead back to the leader now
+            leader = self.leader
+            for t in reversed(history):
+                leader = (leader - _core.trick_winner(t, tindex) * step) % 4
+        out = []
+        for t in history:
+            leader = (leader + _core.trick_winner(t, tindex) * step) % 4
             out.append((leader, t))
         return out
 
@@ -469,11 +482,11 @@ class Position:
             led |= 1 << (card >> 4)
         trick = self.trick + (card,)
         if len(trick) < 4:
-            return replace(self, hands=tuple(hands), trick=trick, led=led)
+            return replace(self, hands=_four(hands), trick=trick, led=led)
         w = _core.trick_winner(trick, trump_index(self.trump))
         leader = (self.leader + w * self.profile.step) % 4
         history = None if self.history is None else self.history + (trick,)
-        return replace(self, hands=tuple(hands), trick=(), led=led, leader=leader, history=history)
+        return replace(self, hands=_four(hands), trick=(), led=led, leader=leader, history=history)
 
     # ------------------------------------------------------------ writing
 

@@ -199,7 +199,7 @@ class Solver:
         hands, trump, leader, trick, led, won = position.core_state()
         signature = (position.profile, trump, capot)
         goal = 0
-        if mode == "target":
+        if target is not None:   # exactly in "target" mode
             goal = self._target_points(position, target, capot)
         with self._turn:
             start = time.monotonic()
@@ -220,9 +220,10 @@ class Solver:
         # the least point total of the remaining play from which on every total's deal score reaches
         # `target`, found from the top down: a capot against a side that has taken a trick cannot
         # happen, and its formula would score that side's own excess, doubled
-        mover = position.to_move & 1
-        won = position.points_won()[mover]
-        total = position.profile.total_points - sum(position.points_won())
+        points_won = position.points_won()
+        assert points_won is not None   # the deal-score objective needs the history (checked by `solve`)
+        won = points_won[position.to_move & 1]
+        total = position.profile.total_points - sum(points_won)
         goal = total + 2
         for p in range(total + 1, -2, -1):
             if self._score(position, p, total, won) < target:
@@ -248,7 +249,9 @@ class Solver:
         def mover(v: int) -> int:
             v = v if ns else total - v
             if objective == "score":
-                return self._score(position, v, total, position.points_won()[position.to_move & 1])
+                points_won = position.points_won()
+                assert points_won is not None   # the deal-score objective needs the history (checked by `solve`)
+                return self._score(position, v, total, points_won[position.to_move & 1])
             return v
 
         cards: list[tuple[int, int]] = []

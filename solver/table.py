@@ -219,6 +219,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
         for leader in range(4):
             start = _variant(position, trump, leader)
             sol = solver.solve(start, mode="best", timeout=timeout)
+            assert sol.value is not None   # a "best" search has a value
             nodes += sol.nodes
             ns = sol.value if leader % 2 == 0 else total - sol.value
             row[leader] = ns

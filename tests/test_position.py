@@ -265,6 +265,17 @@ class TestHistory:
             ref.MALILLA.card_points(c) for c in pos.to_json()["history"][3]) + 1
         assert sum(pos.tricks_won()) == 4
 
+    @pytest.mark.parametrize("game", [ref.MALILLA, ref.MANILLE], ids=lambda g: g.name)
+    @pytest.mark.parametrize("seed", range(4))
+    def test_a_history_without_its_first_leader_is_scored(self, game, seed):
+        """A position built with its history but not the first leader finds it from the tricks' winners."""
+        state, history, points, won = random_deal(game, seed, 2 + seed, seed % 4)
+        pos = Position.from_json(with_history(state, history))
+        bare = Position(pos.profile, pos.trump, pos.hands, pos.leader, pos.trick, pos.led, pos.history)
+        assert bare.first_leader is None and bare == pos
+        assert bare.points_won() == points and bare.tricks_won() == won
+        assert bare.won_flags == pos.won_flags
+
     def test_no_history_means_unknown_points(self):
         obj = load_vectors("endgames3")[0]
         assert Position.from_json(obj).points_won() is None
