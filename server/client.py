@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from google.rpc import code_pb2, error_details_pb2
+# googleapis-common-protos ships .pyi files but no py.typed marker, so mypy does not read them
+from google.rpc import code_pb2, error_details_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
@@ -48,9 +49,11 @@ PlayedDealLike = PlayedDeal | dict[str, Any] | str
 
 def field_violations(error: grpc.RpcError) -> list[tuple[str, str]]:
     """The google.rpc.BadRequest field violations carried by a call's rich status."""
-    status = rpc_status.from_call(error) if hasattr(error, "trailing_metadata") else None
-    out = []
-    for detail in status.details if status is not None else ():
+    status = rpc_status.from_call(error) if isinstance(error, grpc.Call) else None
+    if status is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for detail in status.details:
         if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
@@ -181,7 +184,8 @@ class Client:
         """(id, position) pairs through one SolveStream call; yields (id, Solution or
         StreamError) in the same order. An item that the library cannot read as a JSON object (text
         that is not JSON, or a misspelt key) is answered here, as the server answers an item it
-        refuses."""
+        refuses. A stream that ends without the answer to an item sent raises `RemoteError`
+        (INTERNAL)."""
         _check_options(mode, objective, target)
         # per item in order: (id, its StreamError) if refused here, (id, None) if sent
         items: queue.SimpleQueue[tuple[str, StreamError | None]] = queue.SimpleQueue()
@@ -198,8 +202,11 @@ class Client:
                 yield request
 
         for response in self._stream(self.stub.SolveStream, requests(), timeout):
-            while (item := items.get())[1] is not None:
-                yield item
+            while True:   # the items refused here before the one this response answers
+                request_id, refused = items.get()
+                if refused is None:
+                    break
+                yield request_id, refused
             if response.HasField("error"):
                 e = response.error
                 yield response.id, StreamError(e.code, e.message,
@@ -207,7 +214,11 @@ class Client:
             else:
                 yield response.id, convert.solution_from_message(response.solution)
         while not items.empty():
-            yield items.get()
+            request_id, refused = items.get()
+            if refused is None:   # sent, and the stream ended without its answer
+                raise RemoteError(grpc.StatusCode.INTERNAL,
+                                  f"the stream ended without an answer to item {quoted(request_id)}")
+            yield request_id, refused
 
     def legal_moves(self, position: PositionLike, lenient: bool = False,
                     timeout: float | None = None) -> list[str]:
@@ -301,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                     return 1
                 return 0
             status = 0
+            answer: dict[str, Any]
             for line in sys.stdin:
                 if not line.strip():
                     continue

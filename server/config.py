@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
 from solver.checks import check_whole, parse_size
@@ -93,7 +93,7 @@ class Config:
         return f"{host}:{self.port}"
 
 
-_FLAGS = [
+_FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     # (field, flag, type, help)
     ("host", "--host", str, "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)"),
     ("port", "--port", int, f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"),

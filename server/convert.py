@@ -31,8 +31,9 @@ __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict"
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET}
 OBJECTIVES = {"points": pb.OBJECTIVE_POINTS, "score": pb.OBJECTIVE_SCORE}
-_MODE_NAMES = {v: k for k, v in MODES.items()} | {pb.MODE_UNSPECIFIED: "all"}
-_OBJECTIVE_NAMES = {v: k for k, v in OBJECTIVES.items()} | {pb.OBJECTIVE_UNSPECIFIED: "points"}
+# by number: a field of an enum is the number sent, which may be one the proto does not define
+_MODE_NAMES: dict[int, str] = {**{v: k for k, v in MODES.items()}, pb.MODE_UNSPECIFIED: "all"}
+_OBJECTIVE_NAMES: dict[int, str] = {**{v: k for k, v in OBJECTIVES.items()}, pb.OBJECTIVE_UNSPECIFIED: "points"}
 
 
 def mode_name(value: int) -> str:

@@ -22,14 +22,16 @@ OPEN_METHODS = ("/grpc.health.v1.Health/",)
 """Method prefixes that need no token: load balancers and orchestrators probe health without one."""
 
 
-def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Callable) -> grpc.RpcMethodHandler:
-    """The same handler with its behaviour wrapped (unary or streaming response)."""
+def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Callable,
+          request_deserializer: Callable[[bytes], Any] | None = None) -> grpc.RpcMethodHandler:
+    """The same handler with its behaviour wrapped (unary or streaming response), and with
+    `request_deserializer` in place of its own if given."""
     kind = ("stream" if handler.request_streaming else "unary") + "_" + \
            ("stream" if handler.response_streaming else "unary")
     behavior = getattr(handler, kind)
     wrapped = wrap_stream(behavior) if handler.response_streaming else wrap_unary(behavior)
     make = getattr(grpc, f"{kind}_rpc_method_handler")
-    return make(wrapped, request_deserializer=handler.request_deserializer,
+    return make(wrapped, request_deserializer=request_deserializer or handler.request_deserializer,
                 response_serializer=handler.response_serializer)
 
 
@@ -69,7 +71,7 @@ class AccessLog(grpc.ServerInterceptor):
         def record(context: grpc.ServicerContext, start: float, error: BaseException | None) -> None:
             if not access_log.isEnabledFor(logging.INFO):
                 return
-            code = context.code()
+            code = context.code()  # type: ignore[attr-defined]  # in grpc since 1.38, not in grpc-stubs
             if code is None and not context.is_active():   # the call ended under the handler
                 left = context.time_remaining()
                 code = grpc.StatusCode.DEADLINE_EXCEEDED if left is not None and left <= 0 else \
@@ -223,6 +225,8 @@ class MessageCheck(grpc.ServerInterceptor):
     @staticmethod
     def _check(handler: grpc.RpcMethodHandler, items_known: bool) -> grpc.RpcMethodHandler:
         parse = handler.request_deserializer
+        if parse is None:   # bytes as they came: nothing to check
+            return handler
         name = getattr(getattr(parse, "__self__", None), "__name__", "request")
 
         def deserialize(data: bytes) -> Any:
@@ -231,9 +235,8 @@ class MessageCheck(grpc.ServerInterceptor):
             except DecodeError as e:
                 return Undecodable(f"not a {name} message ({e})")
 
-        checked = handler._replace(request_deserializer=deserialize)
         if handler.request_streaming and items_known:
-            return checked
+            return _wrap(handler, lambda unary: unary, lambda stream: stream, deserialize)
 
         def one(request: Any, context: grpc.ServicerContext) -> Any:
             if isinstance(request, Undecodable):
@@ -252,4 +255,4 @@ class MessageCheck(grpc.ServerInterceptor):
                 yield from behavior(refuse(request, context), context)
             return run
 
-        return _wrap(checked, unary, stream)
+        return _wrap(handler, unary, stream, deserialize)

@@ -82,8 +82,12 @@ class Running:
             return
         done.wait()
         self.service.close()
-        closing = threading.Thread(target=lambda: [p.shutdown(wait=True, cancel_futures=True) for p in self._pools],
-                                   daemon=True)
+
+        def close_pools() -> None:
+            for pool in self._pools:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+        closing = threading.Thread(target=close_pools, daemon=True)
         closing.start()
         closing.join(2.0)   # the handlers of cancelled calls return at once (their access log lines come first)
         self._stopped.set()

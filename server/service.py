@@ -29,14 +29,15 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 import grpc
 from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+# googleapis-common-protos ships .pyi files but no py.typed marker, so mypy does not read them
+from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from solver.advice import View, advise_iter
+from solver.advice import Advice, View, advise_iter
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.checks import check_whole
@@ -91,6 +92,19 @@ def _library_error(e: ValueError, prefix: str = "position") -> BadRequest:
     return BadRequest([("", str(e))])
 
 
+class _Searcher(Protocol):
+    """What a job's library call uses of a solver: a `Solver`, or what stands in for the worker's
+    (`_Budget`, and `_Steps`, which hands each search to the `_Budget` of the step in progress)."""
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution: ...
+
+
+def _as_solver(solver: _Searcher) -> Solver:
+    """`solver` for the library, which annotates a `Solver` but uses only its `solve`."""
+    return cast(Solver, solver)
+
+
 @dataclass
 class _Task:
     """One checked solve request."""
@@ -101,7 +115,7 @@ class _Task:
     target: int | None
     field: str = "position"
 
-    def run(self, solver: Solver) -> Solution:
+    def run(self, solver: _Searcher) -> Solution:
         return solver.solve(self.position, self.mode, self.objective, self.target)
 
 
@@ -112,8 +126,8 @@ class _AnalyzeTask:
     deal: PlayedDeal
     field: str = "deal"
 
-    def run(self, solver: Solver) -> Analysis:
-        return analyze(self.deal, solver)
+    def run(self, solver: _Searcher) -> Analysis:
+        return analyze(self.deal, _as_solver(solver))
 
 
 @dataclass
@@ -123,8 +137,8 @@ class _TableTask:
     deal: dict[str, Any]
     field: str = "deal"
 
-    def run(self, solver: Solver) -> DDTable:
-        return table_of(self.deal, solver)
+    def run(self, solver: _Searcher) -> DDTable:
+        return table_of(self.deal, _as_solver(solver))
 
 
 STEP_SECONDS = 0.005
@@ -145,14 +159,14 @@ class _PuzzleTask:
     progress_every: int
     field: str = ""
 
-    def items(self, solver: Solver) -> Iterator[tuple | None]:
+    def items(self, solver: _Searcher) -> Iterator[tuple | None]:
         """("puzzle", puzzle) and ("progress", attempts, found) items, and None after attempts
         that give no item for STEP_SECONDS (the end of a step, see `_Steps`)."""
         said = attempts = found = 0
         step = time.monotonic()
         for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
-                                                         self.min_tricks, self.max_tricks, self.margin, solver,
-                                                         self.max_attempts):
+                                                         self.min_tricks, self.max_tricks, self.margin,
+                                                         _as_solver(solver), self.max_attempts):
             if puzzle is not None:
                 yield "puzzle", puzzle
             if attempts % self.progress_every == 0 or puzzle is not None:
@@ -171,16 +185,16 @@ class _PuzzleTask:
 class _AdviseTask:
     """One checked Advise request."""
 
-    view: Any
+    view: View
     samples: int
     seed: int
     goal: int | None
     every: int
     field: str = "view"
 
-    def items(self, solver: Solver) -> Iterator[Any]:
+    def items(self, solver: _Searcher) -> Iterator[Advice]:
         """The partial advice every `every` samples, then the final one."""
-        return advise_iter(self.view, self.samples, self.seed, self.goal, solver, self.every)
+        return advise_iter(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
 
 
 _END = object()
@@ -234,6 +248,7 @@ def read_advise_request(request: pb.AdviseRequest) -> _AdviseTask:
         violations.append(("goal", f"{request.goal} must be at least 0"))
     if violations:
         raise BadRequest(violations)
+    assert view is not None   # read, or "view" is among the violations
     return _AdviseTask(view, request.samples, request.seed, request.goal if request.HasField("goal") else None,
                        every)
 
@@ -298,6 +313,8 @@ def read_solve_request(request: pb.SolveRequest) -> _Task:
             violations.append((convert.field_path(e.field), e.problem))
     if violations:
         raise BadRequest(violations)
+    # each was read, or its field is among the violations
+    assert position is not None and mode is not None and objective is not None
     return _Task(position, mode, objective, target)
 
 
@@ -559,6 +576,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     def _result(self, job: _Job, context: grpc.ServicerContext) -> Any:
         """The job's answer; a stopped search ends the call with its status, and a request the
         library refused raises `BadRequest`."""
+        assert job.future is not None   # set when the job was submitted, before it is awaited
         try:
             return job.future.result()
         except (SearchStopped, _Stopped, CancelledError):
@@ -584,7 +602,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     @staticmethod
     def _internal(context: grpc.ServicerContext, method: str) -> None:
         """After an exception: re-raise an abort, turn anything else into INTERNAL (and log it)."""
-        if context.code() is not None:   # context.abort() raised
+        # context.abort() raised; ServicerContext.code() is in grpc since 1.38, not in grpc-stubs
+        if context.code() is not None:  # type: ignore[attr-defined]
             raise
         log.exception("%s failed", method)
         context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server goes on")

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server import convert, service
-from server._proto import SERVICE_NAME, pb
+from server._proto import SERVICE_NAME, pb, pb_grpc
 from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
@@ -579,6 +580,32 @@ def test_remote_error_for_other_codes(server, stub):
                     timeout=0.05)
     assert info.value.code is grpc.StatusCode.DEADLINE_EXCEEDED
     assert not isinstance(info.value, InvalidRequest)
+
+
+def test_client_solve_many_refuses_a_stream_that_ends_before_its_answers():
+    """A server (not this one) whose SolveStream ends OK with an item sent but unanswered: the
+    client raises a RemoteError naming it, rather than yielding the item with None."""
+    class Short(pb_grpc.DoubleDummyServicer):
+        def SolveStream(self, request_iterator, context):
+            for request in request_iterator:
+                if request.id == "a":
+                    yield pb.SolveResponse(id="a", error=pb.Error(code=3, message="refused"))
+
+    other = grpc.server(ThreadPoolExecutor(max_workers=2))
+    pb_grpc.add_DoubleDummyServicer_to_server(Short(), other)
+    port = other.add_insecure_port("127.0.0.1:0")
+    other.start()
+    try:
+        with Client(f"127.0.0.1:{port}", timeout=10) as c:
+            answers = c.solve_many([("a", easy_position()), ("b", easy_position()), ("c", "not json")])
+            request_id, answer = next(answers)
+            assert request_id == "a" and isinstance(answer, StreamError) and answer.message == "refused"
+            with pytest.raises(RemoteError) as info:
+                next(answers)
+    finally:
+        other.stop(0)
+    assert info.value.code is grpc.StatusCode.INTERNAL
+    assert "'b'" in info.value.details
 
 
 @pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf")])
