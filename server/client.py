@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-# googleapis-common-protos ships .pyi files but no py.typed marker, so mypy does not read them
-from google.rpc import code_pb2, error_details_pb2  # type: ignore[import-untyped]
+from google.rpc import code_pb2, error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 

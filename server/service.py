@@ -33,8 +33,7 @@ from typing import Any, Protocol, cast
 
 import grpc
 from google.protobuf import any_pb2
-# googleapis-common-protos ships .pyi files but no py.typed marker, so mypy does not read them
-from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from solver.advice import Advice, View, advise_iter

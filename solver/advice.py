@@ -496,7 +496,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
 
 
 def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
-           solver: Solver | None = None, progress: Callable[[int], None] | None = None,
+           solver: Solver | None = None, progress: Callable[[int], object] | None = None,
            max_attempts: int | None = None, timeout: float | None = None) -> Advice:
     """The advice after `samples` layouts (see the module's docstring); `progress(n)` after each sample."""
     last = None

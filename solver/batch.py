@@ -352,7 +352,7 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     sink = open(out_path, "a", encoding="utf-8") if out_path else (out or sys.stdout)
     bar = None
     if progress:
-        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+        from tqdm import tqdm
         bar = tqdm(total=None if total is None else total - skipped, unit="deal", file=sys.stderr,
                    dynamic_ncols=True, smoothing=0.1)
     written = 0

@@ -167,7 +167,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     show = args.progress or sys.stderr.isatty()
     bar = None
     if show:
-        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+        from tqdm import tqdm
         bar = tqdm(total=count_lines(args.input), unit="deal", file=sys.stderr, delay=0 if args.progress else 0.5,
                    dynamic_ncols=True)
     number = 0
@@ -226,14 +226,14 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .puzzles import ATTEMPTS_PER_PUZZLE, check_options, generate_attempts, mine
+    from .puzzles import ATTEMPTS_PER_PUZZLE, Puzzle, check_options, generate_attempts, mine
     from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
     _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.source is not None, "--from FILE")
     solver = Solver(args.memory)
 
-    def emit(puzzle) -> None:
+    def emit(puzzle: Puzzle) -> None:
         if args.pretty:
             sys.stdout.write(pretty_puzzle(puzzle) + "\n\n")
         else:

@@ -115,7 +115,11 @@ def _trick_points(position: Position, trick: tuple[int, ...]) -> int:
     return sum(card_points(c, position.profile) for c in trick) + position.profile.trick_bonus
 
 
-def _walk(position: Position, goal: int, margin: int, solver: Solver):
+Decision = tuple[Position, tuple[str, ...], tuple[tuple[str, ...], ...]]
+"""A choice of the solving side: the position, its winning group and every legal group."""
+
+
+def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[list[str], list[Decision]] | None:
     """Follow the line from `position`; return (line, decisions) or None when a choice is not unique.
 
     decisions: (position, winning group, legal groups) of each solving-side choice with >1 group.
@@ -123,7 +127,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver):
     side = position.to_move & 1
     need = goal
     line: list[str] = []
-    decisions = []
+    decisions: list[Decision] = []
     while not position.is_over:
         mover = position.to_move
         legal = position.legal_moves()
