@@ -56,7 +56,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
@@ -82,7 +82,7 @@ class Puzzle:
     position: Position
     goal: int
     line: tuple[str, ...]
-    alternatives: dict[str, int]
+    alternatives: dict[str, int] = field(hash=False)   # compared, not hashed: a dict has no hash
     rating: int
     tags: tuple[str, ...]
     nodes: int

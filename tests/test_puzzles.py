@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -103,6 +104,16 @@ def test_generated_puzzles_spread_and_vary(generated):
     _, puzzles = generated
     assert len({json.dumps(p.to_json()["position"]) for p in puzzles}) == len(puzzles)
     assert len({p.rating for p in puzzles}) >= 3
+
+
+def test_puzzles_are_equal_and_hash_alike_by_their_answers(generated):
+    _, puzzles = generated
+    again = [replace(p, alternatives=dict(p.alternatives)) for p in puzzles]
+    assert again == puzzles
+    assert {hash(p) for p in again} == {hash(p) for p in puzzles}
+    assert len(set(puzzles) | set(again)) == len(puzzles)
+    changed = replace(puzzles[0], alternatives={**puzzles[0].alternatives, "XX": 0})
+    assert changed != puzzles[0]
 
 
 @pytest.mark.parametrize("game", GAMES)
