@@ -127,23 +127,22 @@ class View:
         if len(play) >= 4 * profile.cards_per_hand:
             raise PositionError("play", "the deal is over: nothing is left to play")
         tindex = trump_index(trump)
-        step = profile.step
         players: list[int] = []
         history: list[tuple[int, ...]] = []
         trick: list[int] = []
         leader = seats["leader"]
         for c in play:
-            players.append((leader + len(trick) * step) % 4)
+            players.append(profile.seat_after(leader, len(trick)))
             trick.append(c)
             if len(trick) == 4:
                 w = _core.trick_winner(tuple(trick), tindex)
-                leader = (leader + w * step) % 4
+                leader = profile.seat_after(leader, w)
                 history.append(tuple(trick))
                 trick = []
         seat = seats["seat"]
-        if (leader + len(trick) * step) % 4 != seat:
+        if profile.seat_after(leader, len(trick)) != seat:
             raise PositionError("seat", f"{SEATS[seat]} is not to move: after the play it is "
-                                f"{SEATS[(leader + len(trick) * step) % 4]}'s turn")
+                                f"{SEATS[profile.seat_after(leader, len(trick))]}'s turn")
         held = [profile.cards_per_hand - players.count(s) for s in range(4)]
         sizes = (held[0], held[1], held[2], held[3])
         if len(hand_cards) != sizes[seat]:
@@ -202,7 +201,7 @@ class View:
                 led |= 1 << (c >> 4)
             trick = trick + (c,)
             if len(trick) == 4:
-                leader = (leader + _core.trick_winner(trick, tindex) * self.profile.step) % 4
+                leader = self.profile.seat_after(leader, _core.trick_winner(trick, tindex))
                 trick = ()
 
     def _later(self) -> list[int]:
@@ -518,7 +517,7 @@ def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> d
            "leader": SEATS[start.leader], "play": list(play)}
     if deal.get("shown") is not None:
         out["shown"] = deal["shown"]
-        out["dealer"] = deal.get("dealer") or SEATS[(start.leader - start.profile.step) % 4]
+        out["dealer"] = deal.get("dealer") or SEATS[start.profile.seat_after(start.leader, -1)]
     return out
 
 

@@ -99,7 +99,7 @@ class PlayedDeal:
             raise PositionError(start.played_field, "a played deal starts from four full hands and no card played")
         dealer = read_dealer(obj.get("dealer"), start.leader, profile)
         if dealer is None:
-            dealer = (start.leader - profile.step) % 4
+            dealer = profile.seat_after(start.leader, -1)
         shown = cls.read_shown(obj.get("shown"), start, dealer)
         raw = obj.get("play")
         if raw is None:

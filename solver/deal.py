@@ -1,7 +1,7 @@
 """Dealing a shuffled deck by each game's procedure, from a seed.
 
 Seats are N=0 E=1 S=2 W=3; "next" always means the next seat in the profile's
-playing direction, ``(seat + profile.step) % 4``.
+playing direction, ``profile.seat_after(seat)``.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def parse_trump(profile: Profile, text: str) -> str:
 
 def next_dealer(profile: Profile, dealer: int) -> int:
     """The deal passes in the playing direction (Malilla to the right, Manille to the left)."""
-    return (cards.check_seat(dealer) + profile.step) % 4
+    return profile.seat_after(cards.check_seat(dealer))
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
     rng = random.Random(seed)
     rng.shuffle(pack)
 
-    order = [(dealer + k * profile.step) % 4 for k in range(1, 5)]  # the dealer comes last
+    order = [profile.seat_after(dealer, k) for k in range(1, 5)]  # the dealer comes last
     hands: list[list[int]] = [[] for _ in range(4)]
     dealt = 0
     for size in cycle(profile.packets):

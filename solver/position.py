@@ -104,8 +104,8 @@ def read_dealer(value: Any, leader: int | None, profile: Profile) -> int | None:
         dealer = parse_seat(value)
     except CardError as e:
         raise PositionError("dealer", str(e)) from None
-    if leader is not None and (dealer + profile.step) % 4 != leader:
-        raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[(dealer + profile.step) % 4]} leads the "
+    if leader is not None and profile.seat_after(dealer) != leader:
+        raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[profile.seat_after(dealer)]} leads the "
                             f"first trick, not {SEATS[leader]}")
     return dealer
 
@@ -318,7 +318,7 @@ class Position:
         if max(sizes) > self.profile.cards_per_hand:
             raise PositionError("hands", f"a {self.profile.name} hand holds at most "
                                 f"{self.profile.cards_per_hand} cards")
-        played = {(self.leader + i * self.profile.step) % 4 for i in range(len(self.trick))}
+        played = {self.profile.seat_after(self.leader, i) for i in range(len(self.trick))}
         base = [sizes[s] + (1 if s in played else 0) for s in range(4)]
         if len(set(base)) != 1:
             detail = " ".join(f"{SEATS[s]}={sizes[s]}" for s in range(4))
@@ -328,7 +328,7 @@ class Position:
     def _check_trick(self) -> None:
         """Each card of the trick in progress must have been legal when played."""
         hands = list(self.hands)
-        played = [(self.leader + i * self.profile.step) % 4 for i in range(len(self.trick))]
+        played = [self.profile.seat_after(self.leader, i) for i in range(len(self.trick))]
         for s, c in zip(played, self.trick):
             hands[s] |= 1 << c
         for i, (s, c) in enumerate(zip(played, self.trick)):
@@ -338,17 +338,17 @@ class Position:
 
     def _with_history(self, history: list[list[int]]) -> Position:
         """Rebuild the deal from its start and replay the history, checking every card."""
-        step = self.profile.step
+        profile = self.profile
         leaders = [self.leader] * (len(history) + 1)
         for i in range(len(history) - 1, -1, -1):
             w = _core.trick_winner(tuple(history[i]), trump_index(self.trump))
-            leaders[i] = (leaders[i + 1] - w * step) % 4
+            leaders[i] = profile.seat_after(leaders[i + 1], -w)
         hands = list(self.hands)
         for i, t in enumerate(history):
             for j, c in enumerate(t):
-                hands[(leaders[i] + j * step) % 4] |= 1 << c
+                hands[profile.seat_after(leaders[i], j)] |= 1 << c
         for j, c in enumerate(self.trick):
-            hands[(self.leader + j * step) % 4] |= 1 << c
+            hands[profile.seat_after(self.leader, j)] |= 1 << c
         for s in range(4):
             n = bin(hands[s]).count("1")
             if n != self.profile.cards_per_hand:
@@ -365,7 +365,7 @@ class Position:
 
     @property
     def to_move(self) -> int:
-        return (self.leader + len(self.trick) * self.profile.step) % 4
+        return self.profile.seat_after(self.leader, len(self.trick))
 
     @property
     def tricks_played(self) -> int:
@@ -423,15 +423,15 @@ class Position:
         """(winner, trick) of each completed trick of the history."""
         history = self.history or ()
         tindex = trump_index(self.trump)
-        step = self.profile.step
+        profile = self.profile
         leader = self.first_leader
         if leader is None:   # not given (a position built by hand): the winners lead back to the leader now
             leader = self.leader
             for t in reversed(history):
-                leader = (leader - _core.trick_winner(t, tindex) * step) % 4
+                leader = profile.seat_after(leader, -_core.trick_winner(t, tindex))
         out = []
         for t in history:
-            leader = (leader + _core.trick_winner(t, tindex) * step) % 4
+            leader = profile.seat_after(leader, _core.trick_winner(t, tindex))
             out.append((leader, t))
         return out
 
@@ -484,7 +484,7 @@ class Position:
         if len(trick) < 4:
             return replace(self, hands=_four(hands), trick=trick, led=led)
         w = _core.trick_winner(trick, trump_index(self.trump))
-        leader = (self.leader + w * self.profile.step) % 4
+        leader = self.profile.seat_after(self.leader, w)
         history = None if self.history is None else self.history + (trick,)
         return replace(self, hands=_four(hands), trick=(), led=led, leader=leader, history=history)
 

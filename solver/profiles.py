@@ -74,6 +74,17 @@ class Profile:
         """Seat index increment (N=0 E=1 S=2 W=3) from one player to the next."""
         return 1 if self.clockwise else 3
 
+    def seat_after(self, seat: int, turns: int = 1) -> int:
+        """The seat `turns` players after `seat` in the direction of play (before it when negative).
+
+        >>> from solver.profiles import get_profile
+        >>> get_profile("manille").seat_after(0), get_profile("malilla").seat_after(0, 2)
+        (1, 2)
+        >>> get_profile("malilla").seat_after(0, -1)
+        1
+        """
+        return (seat + turns * self.step) % 4
+
     def rank_points(self, rank: str) -> int:
         return self.points[self.ranks.index(rank)]
 

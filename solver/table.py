@@ -207,7 +207,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     profile = position.profile
     solver = solver or default_solver()
     if dealers is None:
-        dealers = ((position.leader - profile.step) % 4,)
+        dealers = (profile.seat_after(position.leader, -1),)
     trumps = trump_choices(profile)
     total = profile.total_points
     entries = []
@@ -225,11 +225,11 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             row[leader] = ns
             entries.append(TableEntry(trump, SEATS[leader], sol.value, ns, total))
         for d in dealers:
-            leader = (d + profile.step) % 4
+            leader = profile.seat_after(d)
             start = _variant(position, trump, leader)
             score, capot = perfect_score(solver, start, row[leader], timeout)
             par_choices[d].append(TrumpWorth(trump, (row[leader], total - row[leader]), score, capot, d % 2))
-    par = tuple(Par(SEATS[d], SEATS[(d + profile.step) % 4], not profile.trump_from_dealer_card,
+    par = tuple(Par(SEATS[d], SEATS[profile.seat_after(d)], not profile.trump_from_dealer_card,
                     tuple(par_choices[d]), position.pending_doubling) for d in dealers)
     return DDTable(position, trumps, tuple(entries), par, nodes=nodes)
 
@@ -260,7 +260,7 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
     if dealer is not None:
         dealers: tuple[int, ...] = (dealer,)
     elif leader_given:
-        dealers = ((position.leader - profile.step) % 4,)
+        dealers = (profile.seat_after(position.leader, -1),)
     else:
         dealers = (0, 1, 2, 3)
     if obj.get("shown") is not None:   # as a played deal's, as far as the trump and the dealer are known
