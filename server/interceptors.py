@@ -14,12 +14,19 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-__all__ = ["AccessLog", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable", "OPEN_METHODS"]
+from .errors import BadRequest
+
+__all__ = ["AccessLog", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable", "OPEN_METHODS",
+           "LONG_STREAMS"]
 
 access_log = logging.getLogger("malilla_dd.access")
 
 OPEN_METHODS = ("/grpc.health.v1.Health/",)
 """Method prefixes that need no token: load balancers and orchestrators probe health without one."""
+
+LONG_STREAMS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+"""Method prefixes whose streams stay open for as long as their client likes, outside the service's
+own limit on calls: the health `Watch` and server reflection."""
 
 
 def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Callable,
@@ -156,10 +163,10 @@ class BearerToken(grpc.ServerInterceptor):
 
 
 class OpenStreams(grpc.ServerInterceptor):
-    """At most `limit` streams at once of the methods that need no token (the health `Watch`,
-    which stays open for as long as its client likes): one more is refused with
-    RESOURCE_EXHAUSTED, so that anonymous streams cannot take the places of gRPC's own call
-    limit from the calls of the service and from health checks."""
+    """At most `limit` streams at once of the methods under LONG_STREAMS (the health `Watch`,
+    which needs no token, and reflection): one more is refused with RESOURCE_EXHAUSTED, so that
+    streams left open cannot take the places of gRPC's own call limit from the calls of the
+    service and from health checks."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -172,7 +179,7 @@ class OpenStreams(grpc.ServerInterceptor):
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
-        if handler is None or not handler.response_streaming or not details.method.startswith(OPEN_METHODS):
+        if handler is None or not handler.response_streaming or not details.method.startswith(LONG_STREAMS):
             return handler
         return self._made.get(details, handler, lambda: _wrap(handler, lambda unary: unary, self._limited))
 
@@ -183,7 +190,8 @@ class OpenStreams(grpc.ServerInterceptor):
                 self._open += admitted
             if not admitted:
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                              f"{self.limit} streams that need no token are open, the server's limit: retry later")
+                              f"{self.limit} health watch and reflection streams are open, the server's limit: "
+                              "retry later")
             try:
                 for answer in behavior(request, context):
                     yield answer
@@ -203,7 +211,8 @@ class Undecodable:
 
 
 class MessageCheck(grpc.ServerInterceptor):
-    """Bytes that are not a request message are the caller's error, INVALID_ARGUMENT, rather than
+    """Bytes that are not a request message are the caller's error, INVALID_ARGUMENT with a
+    field violation of the request as a whole (field ""), rather than
     the INTERNAL that gRPC gives a deserializer's exception (which, in a request stream, can
     leave the call so that the server never finishes stopping). A call with one request is
     refused before its handler. The request streams of the methods under `streams`, whose
@@ -228,19 +237,20 @@ class MessageCheck(grpc.ServerInterceptor):
         if parse is None:   # bytes as they came: nothing to check
             return handler
         name = getattr(getattr(parse, "__self__", None), "__name__", "request")
+        article = "an" if name[0] in "AEIOU" else "a"
 
         def deserialize(data: bytes) -> Any:
             try:
                 return parse(data)
             except DecodeError as e:
-                return Undecodable(f"not a {name} message ({e})")
+                return Undecodable(f"not {article} {name} message ({e})")
 
         if handler.request_streaming and items_known:
             return _wrap(handler, lambda unary: unary, lambda stream: stream, deserialize)
 
         def one(request: Any, context: grpc.ServicerContext) -> Any:
             if isinstance(request, Undecodable):
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.problem)
+                context.abort_with_status(BadRequest([("", request.problem)]).status())
             return request
 
         def refuse(request: Any, context: grpc.ServicerContext) -> Any:

@@ -36,8 +36,8 @@ checks, reflection and the refusals of calls past the limit: so no call ever wai
 an unbounded queue."""
 
 OPEN_STREAMS = 4
-"""Health `Watch` streams (which need no token) at once; each holds a handler thread, and
-they have places of their own beyond EXTRA_CALLS."""
+"""Health `Watch` and reflection streams at once (`interceptors.LONG_STREAMS`); each holds a
+handler thread, and they have places of their own beyond EXTRA_CALLS."""
 
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 

@@ -32,9 +32,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from solver.advice import Advice, View, advise_iter
 from solver.analysis import Analysis, PlayedDeal, analyze
@@ -49,35 +46,14 @@ from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
 from ._proto import pb, pb_grpc
+from .errors import BadRequest
 from .interceptors import Undecodable
 
-__all__ = ["DoubleDummyService", "BadRequest"]
+__all__ = ["DoubleDummyService"]
 
 log = logging.getLogger("malilla_dd.server")
 
 _OPTION_FIELDS = ("mode", "objective", "target")
-
-
-class BadRequest(Exception):
-    """A request the library refused: field violations as (field path, problem)."""
-
-    def __init__(self, violations: list[tuple[str, str]]) -> None:
-        super().__init__("; ".join(f"{f}: {p}" if f else p for f, p in violations))
-        self.violations = violations
-
-    def status(self) -> grpc.Status:
-        """INVALID_ARGUMENT with a google.rpc.BadRequest in the details."""
-        detail = error_details_pb2.BadRequest(field_violations=[
-            error_details_pb2.BadRequest.FieldViolation(field=f, description=p) for f, p in self.violations])
-        packed = any_pb2.Any()
-        packed.Pack(detail)
-        return rpc_status.to_status(status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=str(self),
-                                                      details=[packed]))
-
-    def message(self) -> pb.Error:
-        """The same, as a stream item's `Error`."""
-        return pb.Error(code=code_pb2.INVALID_ARGUMENT, message=str(self), field_violations=[
-            pb.FieldViolation(field=f, description=p) for f, p in self.violations])
 
 
 def _library_error(e: ValueError, prefix: str = "position") -> BadRequest:
@@ -285,9 +261,21 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
     return _PuzzleTask(game, request.count, request.seed, low, high, margin, attempts, every)
 
 
+MAX_ID = 1024
+"""The longest `SolveRequest.id` in characters: the answer echoes it, and must stay within the
+message size limit."""
+
+
+def echoed_id(request: pb.SolveRequest) -> str:
+    """The id an answer to `request` carries: its own, or "" when it is too long to echo."""
+    return request.id if len(request.id) <= MAX_ID else ""
+
+
 def read_solve_request(request: pb.SolveRequest) -> _Task:
     """Check the options and read the position; raises `BadRequest` naming every bad field."""
     violations: list[tuple[str, str]] = []
+    if len(request.id) > MAX_ID:
+        violations.append(("id", f"{len(request.id)} characters, more than {MAX_ID}"))
     mode = objective = None
     try:
         mode = convert.mode_name(request.mode)
@@ -766,7 +754,7 @@ class _Stream:
                 try:
                     task = read_solve_request(request)
                 except BadRequest as e:   # answered in its turn; holds its place in the window till then
-                    self._put((request.id, None, e))
+                    self._put((echoed_id(request), None, e))
                     continue
                 job = _Job(task, self.context)
                 with self.cond:

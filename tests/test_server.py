@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server import convert, service
 from server._proto import SERVICE_NAME, pb, pb_grpc
-from server.client import Client, InvalidRequest, RemoteError, StreamError
+from server.client import Client, InvalidRequest, RemoteError, StreamError, field_violations
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
@@ -189,6 +189,21 @@ class TestSolveStream:
             [("position.trump", "'X' is not a suit (S H D C)")]
         assert responses[2].error.field_violations[0].field == "position"
         assert_same(responses[3].solution, library(POSITIONS[2]))
+
+    def test_an_id_too_long_to_echo_is_refused_in_its_place(self, stub):
+        """The answer echoes the id, so one over service.MAX_ID would make the answer itself
+        too large for a server with a small message limit."""
+        longest = "x" * service.MAX_ID
+        requests = [solve_request(POSITIONS[0], request_id=longest + "y"),
+                    solve_request(POSITIONS[0], request_id=longest)]
+        responses = list(stub.SolveStream(iter(requests), timeout=30))
+        assert [r.id for r in responses] == ["", longest]
+        assert [(v.field, v.description) for v in responses[0].error.field_violations] == \
+            [("id", f"{service.MAX_ID + 1} characters, more than {service.MAX_ID}")]
+        assert_same(responses[1].solution, library(POSITIONS[0]))
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(requests[0], timeout=10)
+        assert_field_error(info.value, "id", f"more than {service.MAX_ID}")
 
     def test_an_item_refused_by_the_solver_is_answered_and_the_stream_goes_on(self, stub):
         """The deal score of a position without its history is refused when it is solved,
@@ -416,7 +431,9 @@ class TestBadRequests:
                 if kind == "unary_stream":
                     list(answer)
             assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, (payload, info.value)
-            assert info.value.details().startswith(f"not a {method}Request message")
+            article = "an" if method[0] in "AEIOU" else "a"
+            assert info.value.details().startswith(f"not {article} {method}Request message")
+            assert [field for field, _ in field_violations(info.value)] == [""]
         channel.close()
 
     def test_a_stream_item_that_is_not_a_request_is_answered_in_its_place(self, server):

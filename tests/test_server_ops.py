@@ -14,11 +14,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 import grpc
 import pytest
 from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from conftest import PROJECT
@@ -226,6 +228,38 @@ class TestLimits:
             assert wait_until(a_watch_opens)   # the place of the one closed
             for w in watches:
                 w.cancel()
+            channel.close()
+
+    def test_open_reflection_streams_share_the_limit_of_long_streams(self):
+        """Reflection streams, like watches, stay open for as long as their client likes: past
+        OPEN_STREAMS of them together the next is refused, and the service and health checks
+        keep their places."""
+        with running_server(workers=1, max_concurrent=1) as server:
+            channel = channel_to(server)
+            info = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                                         request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+            hold = threading.Event()
+
+            def listing() -> Iterator[reflection_pb2.ServerReflectionRequest]:
+                yield reflection_pb2.ServerReflectionRequest(list_services="")
+                hold.wait(30)
+
+            streams = [info(listing(), timeout=30) for _ in range(OPEN_STREAMS)]
+            assert all(next(s).list_services_response.service for s in streams)
+            with pytest.raises(grpc.RpcError) as refused:
+                next(info(listing(), timeout=5))
+            assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            health = health_pb2_grpc.HealthStub(channel)
+            request = health_pb2.HealthCheckRequest()
+            with pytest.raises(grpc.RpcError) as refused:
+                next(health.Watch(request, timeout=5))
+            assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            assert stub_of(channel).Solve(solve_request(easy_position()), timeout=5).solution.value == 6
+            hold.set()
+            for s in streams:
+                s.cancel()
             channel.close()
 
     def test_message_size_limit(self):
