@@ -218,14 +218,18 @@ class Solver:
         if not capot:   # beyond the points there are, every target is as sure or as hopeless
             return max(-1, min(target, position.profile.total_points + 1))
         # the least point total of the remaining play from which on every total's deal score reaches
-        # `target`, found from the top down: a capot against a side that has taken a trick cannot
-        # happen, and its formula would score that side's own excess, doubled
+        # `target`, found from the top down among the totals that can happen: a capot against a
+        # side that has taken a trick cannot, and its formula would score that side's own excess,
+        # doubled
         points_won = position.points_won()
         assert points_won is not None   # the deal-score objective needs the history (checked by `solve`)
-        won = points_won[position.to_move & 1]
+        side = position.to_move & 1
+        won = points_won[side]
+        flags = position.won_flags
         total = position.profile.total_points - sum(points_won)
+        possible = range(0 if flags >> side & 1 else -1, total + (1 if flags >> (side ^ 1) & 1 else 2))
         goal = total + 2
-        for p in range(total + 1, -2, -1):
+        for p in reversed(possible):
             if self._score(position, p, total, won) < target:
                 break
             goal = p
