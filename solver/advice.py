@@ -462,6 +462,8 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
     check_whole("every", every, 1)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
+        if max_attempts < samples:   # each sample is one layout drawn at least
+            raise ValueError(f"max_attempts: {max_attempts} is fewer than the {samples} samples asked for")
     check_timeout(timeout)
     return _advice_steps(view, samples, seed, goal, solver or default_solver(), every, max_attempts, timeout)
 

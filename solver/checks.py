@@ -14,7 +14,7 @@ def check_whole(name: str, value: object, least: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name}: {quoted(value)} is not a whole number")
     if least is not None and value < least:
-        raise ValueError(f"{name}: {value} must be at least {least}")
+        raise ValueError(f"{name}: {quoted(value)} must be at least {least}")
 
 
 def parse_size(text: str | int) -> int:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,7 @@ from typing import Any
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards,
-                    parse_card, parse_seat, parse_suit, partners)
+                    deck, mask_of, parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
 from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
@@ -58,15 +59,31 @@ def _not_json(name: str) -> None:
     raise ValueError(f"{name} is not a JSON value")
 
 
+class _RepeatedKey(ValueError):
+    """A key given twice in one JSON object, which json.loads would resolve to its last value."""
+
+
+def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _RepeatedKey(f"the key {quoted(key)} is given twice in one object")
+        obj[key] = value
+    return obj
+
+
 def _parse_json(text: str, field: str) -> Any:
-    """JSON text's value; text that is not UTF-8, not JSON, or NaN and Infinity raise `PositionError`."""
+    """JSON text's value; text that is not UTF-8, not JSON, NaN and Infinity, or an object that
+    gives a key twice raise `PositionError`."""
     bad = _SURROGATE.search(text)
     if bad:
         code = ord(bad.group())
         what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
         raise PositionError(field, f"not UTF-8 text ({what} at character {bad.start()})")
     try:
-        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json)
+        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json, object_pairs_hook=_object_once)
+    except _RepeatedKey as e:
+        raise PositionError(field, str(e)) from None
     except (ValueError, RecursionError) as e:
         raise PositionError(field, f"not valid JSON ({e})") from None
     if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(value, ensure_ascii=False)):
@@ -87,8 +104,10 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
     for key in obj.keys() - keys:
-        text = str(key).lower()
-        near = difflib.get_close_matches(text, keys, n=1, cutoff=0.85) or \
+        if not isinstance(key, str):   # JSON keys are text; a number or a tuple is no misspelt key
+            continue
+        text = key.lower()
+        near = difflib.get_close_matches(text, keys, n=1, cutoff=0.8) or \
             sorted(k for k in keys if len(text) >= 3 and k.startswith(text))   # cut short: lead, led
         if near:
             raise PositionError(field, f"unknown key {quoted(key)} (did you mean {near[0]}?)")
@@ -119,6 +138,12 @@ def game_profile(obj: dict[str, Any]) -> Profile:
         return get_profile(game)
     except ValueError as e:
         raise PositionError("game", str(e)) from None
+
+
+@functools.cache
+def _deck_mask(profile: Profile) -> int:
+    """The mask of every card of the profile's deck."""
+    return mask_of(deck(profile))
 
 
 def _four(masks: list[int]) -> tuple[int, int, int, int]:
@@ -311,6 +336,54 @@ class Position:
             raise PositionError("led_suits", f"{quoted(value)} contradicts the history, which leads "
                                 f"{''.join(s for i, s in enumerate(SUITS) if known >> i & 1) or 'nothing'}")
         return led
+
+    def check(self) -> None:
+        """Raise `PositionError` unless the fields make a position of its game: for a Position
+        built field by field, what `from_json` checks of its input (the cards of the history
+        are checked to be cards of the deck, dealt once, but not replayed)."""
+        profile = self.profile
+        if not isinstance(profile, Profile):
+            raise PositionError("game", f"{quoted(profile)} is not a game's Profile")
+        trump = self._read_trump(self.trump, profile)
+        if trump != self.trump:
+            raise PositionError("trump", f"{quoted(self.trump)}: a Position writes it {trump!r}")
+        if not isinstance(self.hands, tuple) or len(self.hands) != 4:
+            raise PositionError("hands", "expected four card masks (N, E, S, W)")
+        full = _deck_mask(profile)
+        dealt = 0
+
+        def deal_card(card: object, where: str) -> None:
+            nonlocal dealt
+            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 64 or not full >> card & 1:
+                raise PositionError(where, f"{quoted(card)} is not a card of the {profile.name} deck")
+            if dealt >> card & 1:
+                raise PositionError(where, f"{card_name(card, profile)} appears twice")
+            dealt |= 1 << card
+
+        for seat, mask in enumerate(self.hands):
+            if isinstance(mask, bool) or not isinstance(mask, int) or mask < 0 or mask & ~full:
+                raise PositionError(f"hands.{SEATS[seat]}", f"not a mask of cards of the {profile.name} deck")
+            if mask & dealt:
+                twice = (mask & dealt).bit_length() - 1
+                raise PositionError(f"hands.{SEATS[seat]}", f"{card_name(twice, profile)} appears twice")
+            dealt |= mask
+        if isinstance(self.leader, bool) or self.leader not in range(4):
+            raise PositionError("leader", f"{quoted(self.leader)} is not a seat (0 to 3: N E S W)")
+        if not isinstance(self.trick, tuple) or len(self.trick) > 3:
+            raise PositionError("trick", "expected at most 3 cards")
+        for i, card in enumerate(self.trick):
+            deal_card(card, f"trick[{i}]")
+        if isinstance(self.led, bool) or self.led not in range(16):
+            raise PositionError("led_suits", f"{quoted(self.led)} is not a set of suits (a mask of 4 bits)")
+        for i, trick in enumerate(self.history or ()):
+            if not isinstance(trick, tuple) or len(trick) != 4:
+                raise PositionError(f"history[{i}]", "expected a completed trick of 4 cards")
+            for j, card in enumerate(trick):
+                deal_card(card, f"history[{i}][{j}]")
+        if self.pending_doubling and not profile.tie_doubles_next:
+            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
+        self.check_sizes()
+        self._check_trick()
 
     def check_sizes(self) -> None:
         """Raise `PositionError` unless the hand sizes fit the trick in progress."""

@@ -66,6 +66,7 @@ from .checks import check_whole
 from .deal import deal
 from .position import Position
 from .profiles import Profile, as_profile
+from .quoting import quoted
 from .solve import Solution, Solver
 from .text import diagram, tricks_text
 
@@ -160,6 +161,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[l
 def check_position(position: Position | dict[str, Any] | str, margin: int = 3, solver: Solver | None = None,
                    node_solver: Solver | None = None) -> Puzzle | None:
     """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
+    check_whole("margin", margin, 1)
     if not isinstance(position, Position):
         position = Position.from_json(position)
     solver = solver or Solver()
@@ -384,7 +386,7 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
     most = max_tricks if profile is None else profile.cards_per_hand
     if not 1 <= min_tricks <= max_tricks <= most:
         bound = "" if profile is None else f" <= {profile.cards_per_hand}"
-        raise ValueError(f"tricks: need 1 <= min ({min_tricks}) <= max ({max_tricks}){bound}")
+        raise ValueError(f"tricks: need 1 <= min ({quoted(min_tricks)}) <= max ({quoted(max_tricks)}){bound}")
     check_whole("margin", margin, 1)
     check_whole("count", count, 1)
 

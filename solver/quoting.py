@@ -5,7 +5,17 @@ import reprlib
 
 SHOWN = 20
 
-_SHORT = reprlib.Repr()
+
+class _Short(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        """A whole number too long to be worth writing out (or past Python's limit on
+        converting one to text) by its size instead."""
+        if x.bit_length() > 256:
+            return f"<{x.bit_length()}-bit number>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
 _SHORT.maxlevel = 3
 _SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = SHOWN + 2
 

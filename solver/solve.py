@@ -54,10 +54,10 @@ def check_memory(memory: int, tables: int = 1) -> None:
     """Raise ValueError unless `tables` tables of `memory` bytes each can be had."""
     check_whole("memory", memory)
     if memory < MIN_MEMORY:
-        raise ValueError(f"memory: {memory} bytes is too small for a table (at least {MIN_MEMORY})")
+        raise ValueError(f"memory: {quoted(memory)} bytes is too small for a table (at least {MIN_MEMORY})")
     available = machine_memory()
     if memory * tables > available:
-        times = f"{tables} tables of {memory} bytes" if tables > 1 else f"{memory} bytes"
+        times = f"{tables} tables of {quoted(memory)} bytes" if tables > 1 else f"{quoted(memory)} bytes"
         raise ValueError(f"memory: {times} is more than this machine's {available / 2**30:.1f} GiB")
 
 
@@ -188,7 +188,7 @@ class Solver:
         limit = check_timeout(timeout)
         if not isinstance(position, Position):
             position = Position.from_json(position)
-        position.check_sizes()
+        position.check()
         if position.is_over:
             raise PositionError("hands", "the deal is over: nothing is left to play")
         if objective == "score" and position.history is None:

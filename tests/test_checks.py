@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import played_deal
-from solver import MANILLE
+from solver import MANILLE, Position
 from solver.advice import advise, advise_iter, view_of
 from solver.analysis import analyze
 from solver.batch import run_batch
@@ -42,6 +42,7 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
     (lambda s: analyze(DEAL, s, single_dummy=2, seed="x"), "seed: 'x' is not a whole number"),
     (lambda s: advise(VIEW, samples=2.5, solver=s), "samples: 2.5 is not a whole number"),
     (lambda s: advise(VIEW, samples=2, max_attempts=0, solver=s), "max_attempts: 0 must be at least 1"),
+    (lambda s: advise(VIEW, samples=3, max_attempts=2, solver=s), "max_attempts: 2 is fewer than the 3 samples asked for"),
     # the generators refuse at the call, before anything is asked of them
     (lambda s: generate(MANILLE, "2", 1, solver=s), "count: '2' is not a whole number"),
     (lambda s: generate(MANILLE, 1, 1, min_tricks=None, solver=s), "min_tricks: None is not a whole number"),
@@ -50,13 +51,39 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
     (lambda s: advise_iter(VIEW, samples=0, solver=s), "samples: 0 must be at least 1"),
     (lambda s: advise_iter(VIEW, timeout=-1, solver=s), "timeout: -1 is not a positive number of seconds"),
     (lambda s: run_batch("solve", None, game="manille", deals=2, chunk="2"), "chunk: '2' is not a whole number"),
-], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "generate-count",
+], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "advise-attempts-samples",
+         "generate-count",
         "generate-tricks", "generate-attempts-margin", "mine-margin", "advise-iter-samples", "advise-iter-timeout",
         "batch-chunk"])
 def test_each_function_names_its_argument(call, message):
     with pytest.raises(ValueError) as err:
         call(Solver(1 << 20))
     assert str(err.value) == message
+
+
+HUGE = 10 ** 5000
+"""Past Python's limit on converting a whole number to text: an error must not try to write it out."""
+POSITION = {"game": "manille", "trump": "S", "hands": {"N": "7S", "E": "8S", "S": "9S", "W": "JS"}, "leader": "N"}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: check_whole("n", -HUGE, 0), "n: <16610-bit number> must be at least 0"),
+    (lambda: Solver(HUGE), "memory: <16610-bit number> bytes is more than"),
+    (lambda: Solver(-HUGE), "memory: <16610-bit number> bytes is too small"),
+    (lambda: generate(MANILLE, 1, 1, min_tricks=HUGE), "tricks: need 1 <= min (<16610-bit number>)"),
+    (lambda: Position.from_json({**POSITION, "leader": HUGE}), "leader: <16610-bit number> is not a seat"),
+    (lambda: Position.from_json({**POSITION, "to_move": -HUGE}), "to_move: <16610-bit number> is not a seat"),
+    (lambda: Solver(1 << 20).solve(Position.from_json(POSITION), mode=HUGE), "mode: <16610-bit number> is not one"),
+    (lambda: Position.from_json(POSITION).play(HUGE), "card: <16610-bit number> is not a card"),
+], ids=["least", "memory-huge", "memory-negative", "tricks", "leader", "to-move", "mode", "play"])
+def test_a_huge_number_is_named_by_its_size(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value).startswith(message)
+
+
+def test_a_key_that_is_no_text_is_no_misspelt_key():
+    assert Position.from_json({**POSITION, HUGE: 1, (1, 2): 3}).legal_moves() == ["7S"]
 
 
 @pytest.mark.parametrize("text, size", [("1024", 1024), ("64k", 64 << 10), ("64K", 64 << 10), ("256M", 256 << 20),

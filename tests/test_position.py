@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import reference as ref
 from conftest import load_vectors, played_deal
-from solver import MANILLE, IllegalPlay, Position, PositionError
+from solver import MANILLE, IllegalPlay, Position, PositionError, get_profile
+from solver.solve import Solver
 
 
 def malilla(hands, leader="N", trick=(), led_suits=None, trump="H", **extra):
@@ -624,6 +625,19 @@ class TestMalformedPositions:
             Position.from_json(text)
         assert (err.value.field, err.value.problem) == ("position", problem)
 
+    @pytest.mark.parametrize("text, key", [
+        ('{"game": "manille", "trump": "S", "leader": "N", '
+         '"hands": {"N": "7S", "N": "AS", "E": "8S", "S": "9S", "W": "JS"}}', "N"),
+        ('{"game": "manille", "trump": "S", "trump": "H", "leader": "N", '
+         '"hands": {"N": "7S", "E": "8S", "S": "9S", "W": "JS"}}', "trump"),
+    ])
+    def test_a_key_given_twice_in_text_is_refused(self, text, key):
+        """JSON text allows it, and a parser keeps one of the two: a card would vanish from the
+        deal, or a trump be picked without a word."""
+        with pytest.raises(PositionError) as err:
+            Position.from_json(text)
+        assert (err.value.field, err.value.problem) == ("position", f"the key {key!r} is given twice in one object")
+
     @pytest.mark.parametrize("game, change, field, problem", [
         ("malilla", {"leader": None}, "leader", "missing: the seat that leads the trick (N E S W)"),
         ("malilla", {"trump": None}, "trump", "missing (S H D C)"),
@@ -665,7 +679,8 @@ class TestMalformedPositions:
 
     @pytest.mark.parametrize("key, meant", [("led_suit", "led_suits"), ("Trump", "trump"), ("histroy", "history"),
                                             ("to-move", "to_move"), ("leadr", "leader"),
-                                            ("pending_double", "pending_doubling"), ("lead", "leader"),
+                                            ("pending_double", "pending_doubling"), ("pending_doubled", "pending_doubling"),
+                                            ("lead", "leader"),
                                             ("led", "led_suits"), ("Hist", "history")])
     def test_a_misspelt_key_is_refused_with_the_key_it_resembles(self, key, meant):
         """Ignored, it would be a silent wrong answer (`led_suit` would lose the suits led)."""
@@ -865,3 +880,40 @@ def test_repr_is_one_readable_line():
 def test_repr_of_a_position_built_by_hand_does_not_raise():
     assert repr(Position(MANILLE, "S", (0, 0, 0, 0), 7)) == \
         "<Position manille trump=S hands=(0, 0, 0, 0) leader=7 trick=()>"
+
+
+class TestPositionBuiltByHand:
+    """A Position made field by field, not read from JSON, is checked before it is solved."""
+
+    @pytest.mark.parametrize("fields, field, problem", [
+        (dict(hands=(1, 1, 1, 1)), "hands.E", "7S appears twice"),
+        (dict(leader=9), "leader", "9 is not a seat (0 to 3: N E S W)"),
+        (dict(leader=True), "leader", "True is not a seat (0 to 3: N E S W)"),
+        (dict(hands=(1 << 15, 2, 4, 8)), "hands.N", "not a mask of cards of the manille deck"),
+        (dict(hands=(1 << 70, 2, 4, 8)), "hands.N", "not a mask of cards of the manille deck"),
+        (dict(hands=(-1, 2, 4, 8)), "hands.N", "not a mask of cards of the manille deck"),
+        (dict(hands=(1, 2, 4)), "hands", "expected four card masks (N, E, S, W)"),
+        (dict(hands=(1, 2, 4, 0), trick=(200,)), "trick[0]", "200 is not a card of the manille deck"),
+        (dict(hands=(1, 2, 4, 0), trick=(2,)), "trick[0]", "9S appears twice"),
+        (dict(trump="X"), "trump", "'X' is not a suit (S H D C)"),
+        (dict(trump="s"), "trump", "'s': a Position writes it 'S'"),
+        (dict(led=99), "led_suits", "99 is not a set of suits (a mask of 4 bits)"),
+        (dict(history=((16, 17, 18, 1),)), "history[0][3]", "8S appears twice"),
+        (dict(history=((16, 17, 18),)), "history[0]", "expected a completed trick of 4 cards"),
+        (dict(pending_doubling=True, profile=get_profile("malilla")), "pending_doubling",
+         "malilla has no doubling after a tie"),
+        (dict(hands=(3, 4, 8, 16)), "hands", "sizes N=2 E=1 S=1 W=1 do not fit a trick of 0 card(s) led by N"),
+    ])
+    def test_bad_fields_are_named(self, fields, field, problem):
+        position = Position(**{**dict(profile=get_profile("manille"), trump="S", hands=(1, 2, 4, 8), leader=0),
+                               **fields})
+        with pytest.raises(PositionError) as err:
+            Solver(1 << 20).solve(position)
+        assert (err.value.field, err.value.problem) == (field, problem)
+
+    def test_a_position_read_from_json_passes(self):
+        for line in load_vectors("endgames3")[:50]:
+            position = Position.from_json(line)
+            position.check()
+            assert Position(position.profile, position.trump, position.hands, position.leader, position.trick,
+                            position.led).legal_moves() == position.legal_moves()

@@ -143,6 +143,11 @@ def test_bad_options():
         next(generate(get_profile("malilla"), 0, seed=0))
     with pytest.raises(ValueError, match="max_attempts: 0 must be at least 1"):
         next(generate(get_profile("malilla"), 1, seed=0, max_attempts=0))
+    position = next(iter(generate("manille", 1, seed=0))).position
+    for margin, words in ((0, "margin: 0 must be at least 1"), (None, "margin: None is not a whole number"),
+                          ("3", "margin: '3' is not a whole number"), (True, "margin: True is not a whole number")):
+        with pytest.raises(ValueError, match=words):
+            check_position(position, margin=margin)
     with pytest.raises(ValueError, match="^seed: 'x' is not a whole number$"):
         next(generate(get_profile("malilla"), 1, seed="x"))
     with pytest.raises(PositionError) as err:
