@@ -31,7 +31,7 @@ from grpc_status import rpc_status
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
-from solver.position import Position, PositionError
+from solver.position import Position, PositionError, blank_line
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 0
             answer: dict[str, Any]
             for line in sys.stdin:
-                if not line.strip():
+                if blank_line(line):
                     continue
                 try:
                     if args.command == "legal":

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
-from .position import Position, json_object
+from .position import Position, blank_line, json_object
 from .profiles import get_profile
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
@@ -159,14 +159,15 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
         end = data.rfind(b"\n") + 1
         if end < len(data):
             f.truncate(end)
-    for raw in data[:end].splitlines():
+    for number, raw in enumerate(data[:end].splitlines(), 1):
         if not raw.strip():
             continue
         try:
             line = json.loads(raw)
             index = int(line["index"])
         except (ValueError, KeyError, TypeError):
-            continue
+            raise ValueError(f"output: line {number} of {path} is not a line of a batch run: give another "
+                             "file") from None
         if run is not None and line.get("run") != run:
             raise ValueError(f"output: {path} holds the lines of another run ({json.dumps(line.get('run'))}, "
                              f"not {json.dumps(run)}): give the same arguments, or another file")
@@ -252,6 +253,11 @@ def _dist(counter: Counter) -> dict[str, Any]:
 # ------------------------------------------------------------ the driver
 
 
+WORKERS_PER_CORE = 4
+MAX_WORKERS = WORKERS_PER_CORE * (os.cpu_count() or 1)
+"""The most workers of an embedded cluster."""
+
+
 def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> distributed.LocalCluster:
     """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
@@ -291,7 +297,7 @@ def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[
 def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
     index = 0
     for line in stream:
-        if line.strip():
+        if not blank_line(line):
             yield index, line
             index += 1
 
@@ -313,8 +319,10 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
 
     if job not in JOBS:
         raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
-    if (source is None) == (deals is None):
-        raise ValueError("give an input file, or --deals N (with --game and --seed), not both")
+    if source is None and deals is None:
+        raise ValueError("give an input file, or --deals N (with --game and --seed)")
+    if source is not None and deals is not None:
+        raise ValueError("give an input file or --deals N, not both")
     if deals is not None and game is None:
         raise ValueError("game: missing: the game of the generated deals")
     if deals is not None:
@@ -322,10 +330,17 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     check_whole("chunk", chunk, 1)
     if workers is not None:
         check_whole("workers", workers, 1)
+        if client is not None or address is not None:
+            raise ValueError("workers: no effect with a cluster of its own (an address or a client)")
+        if workers > MAX_WORKERS:
+            raise ValueError(f"workers: {workers} is more than {MAX_WORKERS}, {WORKERS_PER_CORE} per core of this "
+                             "machine (each worker is a process with its own table)")
+    if out_path is not None and os.path.exists(out_path) and not os.path.isfile(out_path):
+        raise ValueError(f"output: {out_path} is not a regular file (a batch run reads it to go on from it)")
     options = dict(options or {})
     if job == "puzzles":
         from .puzzles import check_options
-        check_options(*_puzzle_options(options))
+        check_options(*_puzzle_options(options), profile=None if game is None else get_profile(game))
     generate: tuple[str, int] | None = None
     if source is None:
         assert game is not None   # checked above: generated deals are of a game

@@ -15,7 +15,7 @@ from . import __version__
 from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
-from .position import Position
+from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory,
                     check_timeout)
@@ -29,7 +29,7 @@ def _json_lines(stream: TextIO, answer: Callable[[str], dict[str, Any]],
     """Answer each non-blank line; a bad line gets {"error": ...} and the next goes on."""
     errors = 0
     for line in stream:
-        if not line.strip():
+        if blank_line(line):
             continue
         try:
             result = answer(line)
@@ -85,7 +85,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.pretty:
         for line in args.input:
-            if not line.strip():
+            if blank_line(line):
                 continue
             try:
                 position = Position.from_json(line)
@@ -133,7 +133,7 @@ def count_lines(stream: TextIO) -> int | None:
     except (OSError, ValueError):
         return None
     try:
-        return sum(1 for line in stream if line.strip())
+        return sum(1 for line in stream if not blank_line(line))
     except (OSError, ValueError):
         return None
     finally:
@@ -143,6 +143,8 @@ def count_lines(stream: TextIO) -> int | None:
 def _check_writable(path: str, option: str, source: TextIO | None = None) -> None:
     """A file `option` will write: refused now, before the work, if it cannot be written or is
     the input `source` (read while written, a batch's output would feed on itself)."""
+    if not path:
+        raise ValueError(f"{option}: an empty file name")
     target = Path(path)
     if target.is_dir():
         raise ValueError(f"{option}: {path} is a directory")
@@ -159,7 +161,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from .analysis import SummaryTotals, analyze
     from .report import ReportItem, write_report
 
-    if args.html:
+    if args.html is not None:
         _check_writable(args.html, "--html", args.input)
     solver = Solver(args.memory)
     totals = SummaryTotals()
@@ -173,7 +175,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     number = 0
     try:
         for number, line in enumerate(args.input, 1):
-            if not line.strip():
+            if blank_line(line):
                 continue
             try:
                 analysis = analyze(line, solver, timeout=args.timeout, single_dummy=args.single_dummy,
@@ -213,7 +215,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         _json_lines(args.input, lambda line: table_of(line, solver, args.timeout).to_json(), sys.stdout)
         return 0
     for line in args.input:
-        if not line.strip():
+        if blank_line(line):
             continue
         try:
             start = time.perf_counter()
@@ -254,7 +256,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         return 0
     found = 0
     for line in args.source:
-        if not line.strip() or found >= args.count:
+        if blank_line(line) or found >= args.count:
             continue
         try:
             for puzzle in mine(line, args.min_tricks, args.max_tricks, args.margin, solver):
@@ -263,7 +265,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
                 if found >= args.count:
                     break
         except ValueError as e:
-            sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
+            sys.stdout.write(f"error: {e}\n\n" if args.pretty else json.dumps({"error": str(e)}) + "\n")
     return 0
 
 
@@ -272,7 +274,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .batch import BatchStats, run_batch
 
     for path, option in ((args.output, "--output"), (args.stats_file, "--stats-file")):
-        if path:
+        if path is not None:
             _check_writable(path, option, args.input)
     if args.output and args.stats_file and os.path.abspath(args.output) == os.path.abspath(args.stats_file):
         raise ValueError(f"--stats-file: {args.stats_file} is the --output file")
@@ -311,7 +313,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     solver = Solver(args.memory)
     show = args.progress or sys.stderr.isatty()
     for line in args.input:
-        if not line.strip():
+        if blank_line(line):
             continue
         bar = None
         if show:
@@ -359,21 +361,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    legal = sub.add_parser("legal", help="legal cards of each position (JSON lines on stdin)")
-    legal.add_argument("input", nargs="?", type=INPUT, default=sys.stdin)
+    legal = sub.add_parser("legal", help="legal cards of each position (JSON lines)")
+    legal.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+                       help="positions as JSON lines (default: stdin)")
     legal.add_argument("--lenient", action="store_true",
                        help="do not check hand sizes against each other (abstract positions)")
     legal.set_defaults(func=cmd_legal)
 
     solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
-    solve.add_argument("input", nargs="?", type=INPUT, default=sys.stdin)
+    solve.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+                       help="positions as JSON lines (default: stdin)")
     solve.add_argument("--mode", choices=MODES, default="all",
                        help="all: every card scored; optimal: every best card; best: one best card; "
                             "target: can the side to move reach --target")
     solve.add_argument("--objective", choices=OBJECTIVES, default="points",
                        help="points, or the signed deal score (a capot outranks a plain win)")
     solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target")
-    solve.add_argument("--timeout", type=float, help="seconds allowed per position")
+    solve.add_argument("--timeout", type=float, help="seconds allowed per search")
     _add_memory(solve)
     solve.add_argument("--pretty", action="store_true", help="a readable table per position")
     solve.set_defaults(func=cmd_solve)
@@ -494,10 +498,16 @@ def _check_options(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     read_stdin_as_utf8()
     args = build_parser().parse_args(argv)
+    parser: argparse.ArgumentParser = args.command_parser
+    if sys.stdout is None:   # closed by the caller (`>&-`): nowhere to answer
+        print(f"{parser.prog}: standard output is closed", file=sys.stderr)
+        return 1
+    if args.command != "batch" and getattr(args, "input", "") is None:   # batch reads no input with --deals
+        parser.error("input: standard input is closed: give an input file")
     if getattr(args, "mode", None) == "target" and args.target is None:
-        build_parser().error("--mode target needs --target")
+        parser.error("--mode target needs --target")
     if getattr(args, "target", None) is not None and args.mode != "target":
-        build_parser().error("--target goes with --mode target")
+        parser.error("--target goes with --mode target")
     try:
         _check_options(args)
         return args.func(args)
@@ -510,7 +520,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.command_parser.prog}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
-        parser: argparse.ArgumentParser = args.command_parser
         parser.error(str(e))
 
 

@@ -81,7 +81,9 @@ def _parse_json(text: str, field: str) -> Any:
         what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
         raise PositionError(field, f"not UTF-8 text ({what} at character {bad.start()})")
     try:
-        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_not_json, object_pairs_hook=_object_once)
+        # without the line's end, an error at the end of the text is placed on its line
+        value = json.loads(text.removeprefix("\ufeff").rstrip(), parse_constant=_not_json,
+                           object_pairs_hook=_object_once)
     except _RepeatedKey as e:
         raise PositionError(field, str(e)) from None
     except (ValueError, RecursionError) as e:
@@ -89,6 +91,12 @@ def _parse_json(text: str, field: str) -> Any:
     if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(value, ensure_ascii=False)):
         raise PositionError(field, "a \\u escape spells a lone surrogate, which is not text")
     return value
+
+
+def blank_line(line: str) -> bool:
+    """Is an input line empty: nothing but white space and a byte-order mark (which the JSON
+    readers drop)?"""
+    return not line.strip().lstrip("\ufeff").strip()
 
 
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
@@ -213,8 +221,8 @@ class Position:
         except CardError as e:
             raise PositionError("leader", str(e)) from None
         trick_raw = obj.get("trick", [])
-        if not isinstance(trick_raw, list):
-            raise PositionError("trick", "expected a list of cards")
+        if not isinstance(trick_raw, list) or not all(isinstance(card, str) for card in trick_raw):
+            raise PositionError("trick", "expected a list of card strings")
         trick = _cards_field(trick_raw, profile, "trick")
         if len(trick) > 3:
             raise PositionError("trick", f"{n_cards(len(trick))}; a trick in progress has at most 3")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -290,6 +291,11 @@ def test_batch_needs_one_source(capsys):
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}}, r"tricks: need 1 <= min \(5\)"),
+    ("puzzles", {"deals": 2, "options": {"max_tricks": 11}}, r"tricks: need 1 <= min \(3\) <= max \(11\) <= 10$"),
+    ("solve", {"deals": 2, "workers": 10 ** 6}, r"workers: 1000000 is more than \d+, 4 per core of this machine"),
+    ("solve", {"deals": 2, "workers": 2, "address": "tcp://127.0.0.1:1"}, "workers: no effect with a cluster"),
+    ("solve", {}, r"give an input file, or --deals N \(with --game and --seed\)$"),
+    ("solve", {"deals": 2, "source": io.StringIO("")}, "give an input file or --deals N, not both"),
 ])
 def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
     started = time.monotonic()
@@ -317,6 +323,29 @@ def test_an_output_over_the_input_is_refused(option, tmp_path, capsys):
         main(["batch", "solve", str(source), "-o", str(tmp_path / "out"), "--stats-file", str(tmp_path / "out")])
     assert capsys.readouterr().err.splitlines()[-1] == \
         f"malilla-dd batch: error: --stats-file: {tmp_path / 'out'} is the --output file"
+
+
+def test_an_output_that_is_no_batch_output_is_refused(tmp_path):
+    """A run reads its output to go on from it: an endless device would be read without end, and
+    another file's lines would be taken for items done or mixed with the answers."""
+    foreign = tmp_path / "positions.jsonl"
+    foreign.write_text(json.dumps(generated_item("solve", "manille", 1, 0)) + "\n")
+    for path, message in (("/dev/full", "output: /dev/full is not a regular file"),
+                          (str(tmp_path), f"output: {tmp_path} is not a regular file"),
+                          (str(foreign), f"output: line 1 of {foreign} is not a line of a batch run")):
+        started = time.monotonic()
+        with pytest.raises(ValueError, match=re.escape(message)):
+            run_batch("solve", path, game="manille", deals=2)
+        assert time.monotonic() - started < 1
+    assert foreign.read_text().count("\n") == 1
+
+
+@pytest.mark.parametrize("option", ["--output", "--stats-file"])
+def test_an_empty_file_name_is_refused(option, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["batch", "solve", "--deals", "2", option, ""])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"malilla-dd batch: error: {option}: an empty file name"
 
 
 @pytest.mark.parametrize("option", ["--output", "--stats-file"])

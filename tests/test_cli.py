@@ -96,6 +96,31 @@ class TestLegalCommand:
         assert out[:2] + out[3:] == [{"legal": o["legal"]} for o in objs]
 
 
+    def test_a_line_of_only_a_byte_order_mark_is_blank(self):
+        """As an empty file saved by an editor that writes the mark."""
+        objs = legal_lines(2)
+        stdin = "\ufeff\r\n" + "".join(json.dumps(o) + "\r\n" for o in objs) + " \ufeff \n"
+        assert answers(run("legal", stdin=stdin)) == [{"legal": o["legal"]} for o in objs]
+        proc = run("legal", stdin='{"game": \n')
+        assert answers(proc) == [{"error": "position: not valid JSON (Expecting value: line 1 column 9 (char 8))"}]
+
+
+@pytest.mark.parametrize("command", [["legal"], ["solve"], ["analyze"], ["table"], ["advise"]])
+def test_a_closed_standard_input_is_a_usage_error(command):
+    proc = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "solver.cli", *command],
+                          capture_output=True, text=True, cwd=PROJECT, timeout=120)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines()[-1] == \
+        f"malilla-dd {command[0]}: error: input: standard input is closed: give an input file"
+
+
+@pytest.mark.parametrize("command", [["demo"], ["legal"], ["solve", "--pretty"]])
+def test_a_closed_standard_output_is_one_line_and_exit_1(command):
+    proc = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "solver.cli", *command],
+                          input="", stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
+    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: standard output is closed\n")
+
+
 class TestSolveCommand:
     def test_answers_every_line_and_survives_a_bad_one(self):
         objs = load_vectors("endgames3")[:3] + load_vectors("endgames6")[:3]
@@ -149,7 +174,10 @@ class TestSolveCommand:
 
     def test_target_needs_a_number(self):
         proc = run("solve", "--mode", "target", stdin="")
-        assert proc.returncode != 0 and "--target" in proc.stderr
+        assert proc.returncode == 2 and proc.stderr.startswith("usage: malilla-dd solve ")
+        assert proc.stderr.splitlines()[-1] == "malilla-dd solve: error: --mode target needs --target"
+        proc = run("solve", "--target", "5", stdin="")
+        assert proc.stderr.splitlines()[-1] == "malilla-dd solve: error: --target goes with --mode target"
 
     @pytest.mark.parametrize("mode", ["optimal", "best"])
     def test_other_modes(self, mode):

@@ -563,6 +563,12 @@ class TestMalformedPositions:
         assert err.value.field == field
         assert f"... ({len(HUGE)} characters)" in err.value.problem and len(err.value.problem) < 120
 
+    @pytest.mark.parametrize("trick", ["JS 6S 4D", ["JS", 6, "4D"], {"0": "JS"}])
+    def test_a_trick_that_is_no_list_of_card_strings_is_named_so(self, trick):
+        with pytest.raises(PositionError) as err:
+            Position.from_json(bad(trick=trick))
+        assert (err.value.field, err.value.problem) == ("trick", "expected a list of card strings")
+
     def test_missing_seat(self):
         obj = bad()
         del obj["hands"]["E"]

@@ -375,3 +375,5 @@ def test_cli_from_answers_a_bad_deal_and_goes_on(tmp_path):
     assert [line["error"].split(":")[0] for line in lines[:5]] == ["play", "play", "play[0]", "dealer", "deal"]
     expected = [p.to_json() for d in deals for p in mine(d, solver=Solver(1 << 22))]
     assert lines[5:] == expected and expected
+    pretty_out = run_cli("--from", str(source), "--count", "1", "--pretty")
+    assert pretty_out.stdout.split("\n\n")[:5] == [f"error: {line['error']}" for line in lines[:5]]
