@@ -72,6 +72,14 @@ def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
 # ---------------------------------------------------------------- input
 
 
+def _deal_start(start: Position) -> Position:
+    """`start` as a played deal's start: at the start of a deal (or `PositionError`), with its
+    empty history known, since nothing was played before it."""
+    if start.played_field:
+        raise PositionError(start.played_field, "a played deal starts from four full hands and no card played")
+    return start if start.history is not None else replace(start, history=(), first_leader=start.leader)
+
+
 @dataclass(frozen=True)
 class PlayedDeal:
     """The start of a deal and the cards played from it, read from JSON."""
@@ -93,10 +101,8 @@ class PlayedDeal:
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
         """Read a played deal; a malformed one raises `PositionError` naming the field."""
         obj = json_object(obj, "deal")
-        start = Position.from_json({k: v for k, v in obj.items() if k != "play"})
+        start = _deal_start(Position.from_json({k: v for k, v in obj.items() if k != "play"}))
         profile = start.profile
-        if start.played_field:
-            raise PositionError(start.played_field, "a played deal starts from four full hands and no card played")
         dealer = read_dealer(obj.get("dealer"), start.leader, profile)
         if dealer is None:
             dealer = profile.seat_after(start.leader, -1)
@@ -377,11 +383,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     check_whole("seed", seed)
     if not isinstance(deal, PlayedDeal):
         deal = PlayedDeal.from_json(deal)
-    if deal.start.history is None:   # a start built by hand: nothing was played before it
-        if deal.start.played_field:
-            raise PositionError(deal.start.played_field,
-                                "a played deal starts from four full hands and no card played")
-        deal = replace(deal, start=replace(deal.start, history=(), first_leader=deal.start.leader))
+    if deal.start.history is None:   # a start built by hand
+        deal = replace(deal, start=_deal_start(deal.start))
     if solver is None:
         solver = default_solver()
     began = time.perf_counter()

@@ -514,10 +514,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print(f"{args.command_parser.prog}: interrupted", file=sys.stderr)
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     except OSError as e:   # an output that cannot be written (a full disk) or an input that cannot be read
-        print(f"{args.command_parser.prog}: {e}", file=sys.stderr)
+        print(f"{parser.prog}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
         parser.error(str(e))

@@ -14,6 +14,7 @@ import difflib
 import functools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -240,13 +241,9 @@ class Position:
                 if c in seen:
                     raise PositionError(name, f"{card_name(c, profile)} appears twice (also in {seen[c]})")
                 seen[c] = name
-        pending = obj.get("pending_doubling")
-        if pending is not None and not isinstance(pending, bool):
-            raise PositionError("pending_doubling", "expected true or false")
-        if pending and not profile.tie_doubles_next:
-            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
+        pending = cls._read_pending(obj.get("pending_doubling"), profile)
         masks = _four([sum(1 << c for c in cards) for cards in hands])
-        pos = cls(profile, trump, masks, leader, tuple(trick), 0, None, pending_doubling=bool(pending))
+        pos = cls(profile, trump, masks, leader, tuple(trick), 0, None, pending_doubling=pending)
         if strict or history is not None:
             pos.check_sizes()
         if strict and history is None and pos.tricks_played == 0:
@@ -266,6 +263,14 @@ class Position:
         if not any(masks) and not trick:
             raise PositionError("hands", "every hand is empty: nothing is left to play")
         return pos
+
+    @staticmethod
+    def _read_pending(value: Any, profile: Profile) -> bool:
+        if value is not None and not isinstance(value, bool):
+            raise PositionError("pending_doubling", "expected true or false")
+        if value and not profile.tie_doubles_next:
+            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
+        return bool(value)
 
     @staticmethod
     def _read_trump(value: Any, profile: Profile) -> str:
@@ -388,8 +393,7 @@ class Position:
                 raise PositionError(f"history[{i}]", "expected a completed trick of 4 cards")
             for j, card in enumerate(trick):
                 deal_card(card, f"history[{i}][{j}]")
-        if self.pending_doubling and not profile.tie_doubles_next:
-            raise PositionError("pending_doubling", f"{profile.name} has no doubling after a tie")
+        self._read_pending(self.pending_doubling, profile)
         self.check_sizes()
         self._check_trick()
 
@@ -417,13 +421,19 @@ class Position:
             state._require_legal(c, f"trick[{i}]")
             hands[s] &= ~(1 << c)
 
+    def _leaders(self, history: Sequence[Sequence[int]]) -> list[int]:
+        """The leader of each completed trick of `history` and, last, of the trick now, worked back
+        from the leader now by the tricks' winners."""
+        tindex = trump_index(self.trump)
+        leaders = [self.leader] * (len(history) + 1)
+        for i in range(len(history) - 1, -1, -1):
+            leaders[i] = self.profile.seat_after(leaders[i + 1], -_core.trick_winner(tuple(history[i]), tindex))
+        return leaders
+
     def _with_history(self, history: list[list[int]]) -> Position:
         """Rebuild the deal from its start and replay the history, checking every card."""
         profile = self.profile
-        leaders = [self.leader] * (len(history) + 1)
-        for i in range(len(history) - 1, -1, -1):
-            w = _core.trick_winner(tuple(history[i]), trump_index(self.trump))
-            leaders[i] = profile.seat_after(leaders[i + 1], -w)
+        leaders = self._leaders(history)
         hands = list(self.hands)
         for i, t in enumerate(history):
             for j, c in enumerate(t):
@@ -505,11 +515,8 @@ class Position:
         history = self.history or ()
         tindex = trump_index(self.trump)
         profile = self.profile
-        leader = self.first_leader
-        if leader is None:   # not given (a position built by hand): the winners lead back to the leader now
-            leader = self.leader
-            for t in reversed(history):
-                leader = profile.seat_after(leader, -_core.trick_winner(t, tindex))
+        # not given in a position built by hand: the winners lead back to the leader now
+        leader = self.first_leader if self.first_leader is not None else self._leaders(history)[0]
         out = []
         for t in history:
             leader = profile.seat_after(leader, _core.trick_winner(t, tindex))
