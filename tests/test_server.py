@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server import convert, service
 from server._proto import SERVICE_NAME, pb, pb_grpc
-from server.client import Client, InvalidRequest, RemoteError, StreamError, field_violations
+from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
@@ -433,7 +433,7 @@ class TestBadRequests:
             assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT, (payload, info.value)
             article = "an" if method[0] in "AEIOU" else "a"
             assert info.value.details().startswith(f"not {article} {method}Request message")
-            assert [field for field, _ in field_violations(info.value)] == [""]
+            assert [field for field, _ in violations(info.value)] == [""]
         channel.close()
 
     def test_a_stream_item_that_is_not_a_request_is_answered_in_its_place(self, server):
