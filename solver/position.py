@@ -224,7 +224,7 @@ class Position:
         trick_raw = obj.get("trick", [])
         if not isinstance(trick_raw, list) or not all(isinstance(card, str) for card in trick_raw):
             raise PositionError("trick", "expected a list of card strings")
-        trick = _cards_field(trick_raw, profile, "trick")
+        trick = _cards_field(trick_raw, profile, "trick", indexed=True)
         if len(trick) > 3:
             raise PositionError("trick", f"{n_cards(len(trick))}; a trick in progress has at most 3")
         history = cls._read_history(obj.get("history"), profile)
@@ -237,10 +237,10 @@ class Position:
                                         f"(also in {where})" if where != f"hands.{seat}" else
                                         f"{card_name(c, profile)} appears twice")
         for name, cards in [("trick", trick)] + [(f"history[{i}]", t) for i, t in enumerate(history or [])]:
-            for c in cards:
+            for j, c in enumerate(cards):
                 if c in seen:
-                    raise PositionError(name, f"{card_name(c, profile)} appears twice (also in {seen[c]})")
-                seen[c] = name
+                    raise PositionError(f"{name}[{j}]", f"{card_name(c, profile)} appears twice (also in {seen[c]})")
+                seen[c] = f"{name}[{j}]"
         pending = cls._read_pending(obj.get("pending_doubling"), profile)
         masks = _four([sum(1 << c for c in cards) for cards in hands])
         pos = cls(profile, trump, masks, leader, tuple(trick), 0, None, pending_doubling=pending)
@@ -315,7 +315,7 @@ class Position:
             raise PositionError("history", "expected a list of completed tricks")
         tricks = []
         for i, t in enumerate(value):
-            cards = _cards_field(t, profile, f"history[{i}]")
+            cards = _cards_field(t, profile, f"history[{i}]", indexed=True)
             if len(cards) != 4:
                 raise PositionError(f"history[{i}]", f"{n_cards(len(cards))}; a completed trick has 4")
             tricks.append(cards)

@@ -324,7 +324,7 @@ class TestPlayedDealInput:
         ({"dealer": "Q"}, "dealer", "not a seat"),
         ({"shown": "7Q"}, "shown", "not a suit"),
         ({"pending_doubling": True}, "pending_doubling", "no doubling"),
-        ({"trick": ["2S"]}, "trick", ""),
+        ({"trick": ["2S"]}, "trick[0]", ""),
     ])
     def test_bad_input_names_the_field(self, change: dict, field: str, words: str) -> None:
         obj = {**self.base(), **change}

@@ -516,9 +516,9 @@ class TestMalformedPositions:
         pytest.param(bad(hands={"N": "KS AH ZD"}), "hands.N", id="unknown-card"),
         pytest.param(bad(hands={"N": "KS AH AH"}), "hands.N", id="twice-in-one-hand"),
         pytest.param(bad(hands={"E": "7D KS"}), "hands.E", id="twice-across-hands"),
-        pytest.param(bad(hands={"N": "KS AH JS"}), "trick", id="in-hand-and-trick"),
+        pytest.param(bad(hands={"N": "KS AH JS"}), "trick[0]", id="in-hand-and-trick"),
         pytest.param(bad(hands={"N": "KS AH 10D"}), "hands.N", id="ten-in-malilla"),
-        pytest.param(bad(trick=["JS", "6S", "10D"]), "trick", id="ten-in-malilla-trick"),
+        pytest.param(bad(trick=["JS", "6S", "10D"]), "trick[2]", id="ten-in-malilla-trick"),
         pytest.param(bad(hands={"N": "KS AH"}), "hands", id="sizes-unexplained"),
         pytest.param(bad(hands={"E": "7D"}), "hands", id="sizes-unexplained-2"),
         pytest.param(bad(hands={"N": "KS AH 2D 3D 4D 5D 6D 2C 3C 4C 5C"}), "hands.N", id="eleven-cards"),
@@ -555,7 +555,7 @@ class TestMalformedPositions:
         pytest.param(bad(to_move=HUGE), "to_move", id="to-move"),
         pytest.param(bad(hands={"N": HUGE}), "hands.N", id="hand"),
         pytest.param(bad(hands={HUGE: "3C"}), "hands", id="seat"),
-        pytest.param(bad(trick=["JS", HUGE, "4D"]), "trick", id="trick"),
+        pytest.param(bad(trick=["JS", HUGE, "4D"]), "trick[1]", id="trick"),
     ])
     def test_a_huge_value_is_echoed_cut_short(self, obj, field):
         with pytest.raises(PositionError) as err:
@@ -589,7 +589,7 @@ class TestMalformedPositions:
         obj = manille({"N": "2S", "E": "AS", "S": "KS", "W": "QS"})
         assert field_of(obj) == "hands.N"
         obj = manille({"N": "7S", "E": "AS", "S": "KS", "W": "QS"}, trick=["6H"], leader="W")
-        assert field_of(obj, strict=False) == "trick"
+        assert field_of(obj, strict=False) == "trick[0]"
 
     def test_history_with_an_illegal_play(self):
         # Manille, spades trump, N leads the first trick.
