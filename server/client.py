@@ -30,7 +30,7 @@ from grpc_status import rpc_status
 
 from solver.advice import View
 from solver.analysis import PlayedDeal
-from solver.checks import check_whole
+from solver.checks import check_whole, flag_named
 from solver.position import Position, PositionError, blank_line
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         check_timeout(args.timeout)
         check_token(args.token)
     except ValueError as e:
-        parser.error(str(e))
+        parser.error(flag_named(parser, str(e)))
     roots = args.ca.read() if args.ca else None
     try:
         with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .cards import SEATS
-from .checks import check_whole, parse_size
+from .checks import check_whole, flag_named, parse_size
 from .deal import deal
 from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
@@ -520,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: {e}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
-        parser.error(str(e))
+        parser.error(flag_named(parser, str(e)))
 
 
 if __name__ == "__main__":

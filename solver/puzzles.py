@@ -381,12 +381,13 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
                   count: int = 1) -> None:
     """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
     `profile`, when given), margin >= 1 and count (the puzzles asked for) >= 1."""
-    check_whole("min_tricks", min_tricks)
-    check_whole("max_tricks", max_tricks)
-    most = max_tricks if profile is None else profile.cards_per_hand
-    if not 1 <= min_tricks <= max_tricks <= most:
-        bound = "" if profile is None else f" <= {profile.cards_per_hand}"
-        raise ValueError(f"tricks: need 1 <= min ({quoted(min_tricks)}) <= max ({quoted(max_tricks)}){bound}")
+    check_whole("min_tricks", min_tricks, 1)
+    check_whole("max_tricks", max_tricks, 1)
+    if min_tricks > max_tricks:
+        raise ValueError(f"min_tricks: {quoted(min_tricks)} is more than the most tricks asked for ({quoted(max_tricks)})")
+    if profile is not None and max_tricks > profile.cards_per_hand:
+        raise ValueError(f"max_tricks: {quoted(max_tricks)} is more than the {profile.cards_per_hand} tricks "
+                         f"of a {profile.name} deal")
     check_whole("margin", margin, 1)
     check_whole("count", count, 1)
 

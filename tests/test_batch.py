@@ -246,7 +246,7 @@ def test_a_rerun_with_other_arguments_is_refused(cluster, tmp_path, capsys, seco
     with pytest.raises(SystemExit) as info:
         main(second + ["--address", lc.scheduler_address, "-o", out])
     assert info.value.code == 2
-    assert f"error: output: {out} holds the lines of another run" in capsys.readouterr().err
+    assert f"error: --output: {out} holds the lines of another run" in capsys.readouterr().err
     assert open(out).read() == before
     assert main(first[:-3] + ["6", "--seed", "1", "--address", lc.scheduler_address, "-o", out]) == 0
     assert "2 items done, 4 skipped" in capsys.readouterr().err
@@ -290,8 +290,8 @@ def test_batch_needs_one_source(capsys):
     ("solve", {"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
-    ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}}, r"tricks: need 1 <= min \(5\)"),
-    ("puzzles", {"deals": 2, "options": {"max_tricks": 11}}, r"tricks: need 1 <= min \(3\) <= max \(11\) <= 10$"),
+    ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}}, r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),
+    ("puzzles", {"deals": 2, "options": {"max_tricks": 11}}, "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
     ("solve", {"deals": 2, "workers": 10 ** 6}, r"workers: 1000000 is more than \d+, 4 per core of this machine"),
     ("solve", {"deals": 2, "workers": 2, "address": "tcp://127.0.0.1:1"}, "workers: no effect with a cluster"),
     ("solve", {}, r"give an input file, or --deals N \(with --game and --seed\)$"),

@@ -70,7 +70,7 @@ POSITION = {"game": "manille", "trump": "S", "hands": {"N": "7S", "E": "8S", "S"
     (lambda: check_whole("n", -HUGE, 0), "n: <16610-bit number> must be at least 0"),
     (lambda: Solver(HUGE), "memory: <16610-bit number> bytes is more than"),
     (lambda: Solver(-HUGE), "memory: <16610-bit number> bytes is too small"),
-    (lambda: generate(MANILLE, 1, 1, min_tricks=HUGE), "tricks: need 1 <= min (<16610-bit number>)"),
+    (lambda: generate(MANILLE, 1, 1, min_tricks=HUGE), "min_tricks: <16610-bit number> is more than"),
     (lambda: Position.from_json({**POSITION, "leader": HUGE}), "leader: <16610-bit number> is not a seat"),
     (lambda: Position.from_json({**POSITION, "to_move": -HUGE}), "to_move: <16610-bit number> is not a seat"),
     (lambda: Solver(1 << 20).solve(Position.from_json(POSITION), mode=HUGE), "mode: <16610-bit number> is not one"),

@@ -673,11 +673,11 @@ class TestClientCommand:
         assert json.loads(proc.stdout) == {"legal": ["KS"]}
 
     @pytest.mark.parametrize("args, message", [
-        (["--timeout", "0"], "timeout: 0.0 is not a positive number of seconds"),
+        (["--timeout", "0"], "--timeout: 0.0 is not a positive number of seconds"),
         (["--mode", "target"], "give --target exactly with --mode target"),
         (["--target", "3"], "give --target exactly with --mode target"),
         (["--ca", "missing.pem"], "argument --ca: can't open 'missing.pem'"),
-        (["--token", "line\nbreak"], "token: must be printable ASCII without spaces, and not empty"),
+        (["--token", "line\nbreak"], "--token: must be printable ASCII without spaces, and not empty"),
         (["--lenient"], "--lenient: no effect with solve"),
     ])
     def test_bad_options_are_usage_errors(self, server, args, message):
