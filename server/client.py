@@ -30,7 +30,8 @@ from grpc_status import rpc_status
 
 from solver.advice import View
 from solver.analysis import PlayedDeal
-from solver.checks import check_whole, flag_named
+from solver.checks import check_whole
+from solver.failures import flag_named, os_failure
 from solver.position import Position, PositionError, blank_line
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     except OSError as e:   # an output that cannot be written (a full disk)
-        print(f"{parser.prog}: {e}", file=sys.stderr)
+        print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
         return 1
 
 

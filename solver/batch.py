@@ -384,8 +384,13 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
             lines = [(i, text) for i, text in future.result() if i not in done]
             future.release()
             if lines:
-                sink.write("".join(text + "\n" for _, text in lines))
-                sink.flush()
+                try:
+                    sink.write("".join(text + "\n" for _, text in lines))
+                    sink.flush()
+                except OSError as e:
+                    if out_path:   # named by the file written (Python names none)
+                        raise OSError(e.errno, e.strerror, out_path) from None
+                    raise
                 for i, text in lines:
                     done.add(i)
                     if stats is not None:

@@ -1,8 +1,7 @@
 """Checks of the library's whole-number arguments (a refusal is a ValueError naming the
-argument), sizes in bytes as people write them, and refusals worded for a command line."""
+argument), and sizes in bytes as people write them."""
 from __future__ import annotations
 
-import argparse
 import re
 
 from .quoting import quoted
@@ -27,10 +26,3 @@ def parse_size(text: str | int) -> int:
         raise ValueError(f"{quoted(text)} is not a size (bytes, or a number with K, M or G)")
     return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
 
-
-def flag_named(parser: argparse.ArgumentParser, message: str) -> str:
-    """A refusal ``"name: problem"`` of an argument that `parser` takes as a flag, with the flag
-    for the name (``"--memory: problem"``); any other message as it is."""
-    name, _, problem = message.partition(": ")
-    flag = "--" + name.replace("_", "-")
-    return f"{flag}: {problem}" if problem and flag in parser._option_string_actions else message

@@ -13,7 +13,8 @@ from typing import Any, TextIO
 
 from . import __version__
 from .cards import SEATS
-from .checks import check_whole, flag_named, parse_size
+from .checks import check_whole, parse_size
+from .failures import flag_named, os_failure, write_file
 from .deal import deal
 from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
@@ -198,10 +199,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             bar.close()
     if args.html:
         name = getattr(args.input, "name", "stdin")
-        try:
-            write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
-        except OSError as e:
-            raise ValueError(f"--html: cannot write {args.html}: {e.strerror}") from None
+        write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
     print(totals.format(), file=sys.stderr)
     return 0
 
@@ -301,8 +299,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         if args.stats:
             print(stats.format(), file=sys.stderr)
         if args.stats_file:
-            with open(args.stats_file, "w", encoding="utf-8") as f:
-                json.dump(stats.to_json(), f, indent=1)
+            write_file(args.stats_file, json.dumps(stats.to_json(), indent=1))
     return 0
 
 
@@ -517,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     except OSError as e:   # an output that cannot be written (a full disk) or an input that cannot be read
-        print(f"{parser.prog}: {e}", file=sys.stderr)
+        print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered
         parser.error(flag_named(parser, str(e)))

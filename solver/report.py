@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import Analysis, CardAnalysis
+from .failures import write_file
 from .cards import SEATS, SUITS
 from .scoring import SIDE_NAMES, deal_multiplier
 
@@ -406,4 +407,4 @@ def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play ana
 
 
 def write_report(path: str | Path, items: Iterable[ReportItem | Analysis], title: str = "Play analysis") -> None:
-    Path(path).write_text(render_report(items, title), encoding="utf-8")
+    write_file(path, render_report(items, title))

@@ -340,6 +340,16 @@ def test_an_output_that_is_no_batch_output_is_refused(tmp_path):
     assert foreign.read_text().count("\n") == 1
 
 
+def test_an_output_file_that_cannot_grow_is_named_and_exit_1(cluster, tmp_path):
+    """A file size limit (`ulimit -f`) fails the output's writes as a full disk would."""
+    lc, _ = cluster
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(["sh", "-c", 'ulimit -f 1 && exec "$@"', "sh", sys.executable, "-m", "solver.cli", "batch",
+                           "solve", "--game", "manille", "--deals", "40", "--address", lc.scheduler_address,
+                           "-o", str(out)], capture_output=True, text=True, cwd=PROJECT, timeout=120)
+    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd batch: {out}: File too large\n")
+
+
 @pytest.mark.parametrize("option", ["--output", "--stats-file"])
 def test_an_empty_file_name_is_refused(option, capsys):
     with pytest.raises(SystemExit) as info:

@@ -14,6 +14,7 @@ from server.config import config_from_args
 from solver import Position, PositionError, get_profile
 from solver.cli import build_parser
 from solver.deal import deal
+from solver.failures import write_file
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
 
@@ -277,7 +278,18 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], input=json.dumps(legal_lines(2)[0]),
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
-    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: [Errno 28] No space left on device\n")
+    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
+
+
+def test_a_report_that_cannot_be_written_names_its_file_and_exits_1():
+    proc = run("analyze", "--html", "/dev/full", stdin="")
+    assert (proc.returncode, proc.stderr) == (1, "malilla-dd analyze: /dev/full: No space left on device\n")
+
+
+def test_write_file_names_the_file_it_cannot_write():
+    with pytest.raises(OSError, match="No space left on device") as err:
+        write_file("/dev/full", "text")
+    assert err.value.filename == "/dev/full"
 
 
 @pytest.mark.parametrize("command, option, message", [
