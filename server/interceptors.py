@@ -1,5 +1,5 @@
-"""Server interceptors: the access log, the bearer token, the open streams' limit, and requests
-that are not messages."""
+"""Server interceptors: the access log, answers over the message limit, the bearer token, the
+open streams' limit, and requests that are not messages."""
 from __future__ import annotations
 
 import contextlib
@@ -16,8 +16,8 @@ from google.protobuf.message import DecodeError
 
 from .errors import BadRequest
 
-__all__ = ["AccessLog", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable", "OPEN_METHODS",
-           "LONG_STREAMS"]
+__all__ = ["AccessLog", "AnswerSize", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable",
+           "OPEN_METHODS", "LONG_STREAMS"]
 
 access_log = logging.getLogger("malilla_dd.access")
 
@@ -117,6 +117,38 @@ class AccessLog(grpc.ServerInterceptor):
             return run
 
         return _wrap(handler, unary, stream)
+
+
+class AnswerSize(grpc.ServerInterceptor):
+    """An answer over the server's message limit ends its call with RESOURCE_EXHAUSTED, naming
+    its size and the limit, before gRPC refuses to send it. gRPC's own refusal (the same code)
+    comes after the handler has returned, so the access log would record the call as OK."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._made = _Made()
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None:
+            return None
+        return self._made.get(details, handler, lambda: _wrap(handler, self._unary, self._stream))
+
+    def _checked(self, answer: Any, context: grpc.ServicerContext) -> Any:
+        size = answer.ByteSize()
+        if size > self.limit:
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"the answer is {size} bytes, over the server's message limit of {self.limit}")
+        return answer
+
+    def _unary(self, behavior: Callable) -> Callable:
+        return lambda request, context: self._checked(behavior(request, context), context)
+
+    def _stream(self, behavior: Callable) -> Callable:
+        def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            for answer in behavior(request, context):
+                yield self._checked(answer, context)
+        return run
 
 
 class BearerToken(grpc.ServerInterceptor):

@@ -23,7 +23,7 @@ from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
 from .config import Config, add_arguments, config_from_args
-from .interceptors import AccessLog, BearerToken, MessageCheck, OpenStreams
+from .interceptors import AccessLog, AnswerSize, BearerToken, MessageCheck, OpenStreams
 from .service import DoubleDummyService
 
 __all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS", "OPEN_STREAMS"]
@@ -132,7 +132,7 @@ def start(config: Config) -> Running:
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
     open_streams = OpenStreams(OPEN_STREAMS)
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), open_streams]
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), AnswerSize(config.max_message), open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))
     interceptors.append(MessageCheck(f"/{SERVICE_NAME}/"))

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from conftest import PROJECT
+from conftest import PROJECT, played_deal
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError
@@ -270,6 +270,26 @@ class TestLimits:
                 stub.Solve(solve_request(easy_position(), request_id="x" * 4000), timeout=5)
             assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
             assert stub.Solve(solve_request(easy_position(), request_id="small"), timeout=5).id == "small"
+            channel.close()
+
+    def test_an_answer_over_the_message_limit_is_refused_and_logged_so(self, caplog):
+        """The analysis of a whole deal is far over 1 KiB: the call ends with RESOURCE_EXHAUSTED
+        naming the answer's size, the access log says so, and the server goes on."""
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(played_deal("manille", 3)))
+        assert request.ByteSize() < 1024
+        with running_server(max_message=1024) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.AnalyzePlay(request, timeout=30)
+            assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert re.fullmatch(r"the answer is \d+ bytes, over the server's message limit of 1024",
+                                info.value.details())
+            assert wait_until(lambda: any("AnalyzePlay status=" in r.getMessage() for r in caplog.records))
+            [line] = [r.getMessage() for r in caplog.records if "AnalyzePlay status=" in r.getMessage()]
+            assert "status=RESOURCE_EXHAUSTED" in line, line
+            assert stub.Solve(solve_request(easy_position()), timeout=5).solution.value == 6
             channel.close()
 
     def test_concurrent_callers_all_answered(self):
