@@ -262,7 +262,8 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
     """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
     machine may hold. A Ctrl-C while the workers start is held until they have, since Dask cannot
-    close a cluster half started; the cluster is then closed and KeyboardInterrupt raised."""
+    close a cluster half started; the cluster is then closed and KeyboardInterrupt raised. Its
+    workers ignore Ctrl-C (`dask_setup`)."""
     from distributed import LocalCluster
 
     held: list[int] = []
@@ -273,7 +274,8 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
         signal.signal(signal.SIGINT, lambda *_: held.append(1))
     try:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", memory_limit=memory_limit, silence_logs=40)
+                               dashboard_address=":0", memory_limit=memory_limit, silence_logs=40,
+                               preload=[__name__])
     finally:
         if holding:
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -281,6 +283,14 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
         cluster.close()
         raise KeyboardInterrupt
     return cluster
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, run as each embedded worker process starts: a Ctrl-C at the terminal
+    reaches the whole process group, and the batch itself stops and closes the cluster, so its
+    workers ignore it rather than each print a KeyboardInterrupt traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[int, Any]]]:

@@ -148,15 +148,35 @@ def ctrl_c_reaches_children() -> Iterator[None]:
 
 
 def interrupted(module: str, args: list[str], ready: Callable[[], bool], stdin: Path | None = None,
-                stdout: Path | None = None) -> tuple[int, str]:
-    """Run `python -m module args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr."""
+                stdout: Path | None = None, group: bool = False) -> tuple[int, str]:
+    """Run `python -m module args` and press Ctrl-C (SIGINT) once `ready()`: its exit code and stderr.
+    `group`: the program runs in a process group of its own, the signal reaches the whole group,
+    as a terminal's Ctrl-C does, and every process of the group must have ended within 30 s."""
     with open(stdin or os.devnull, encoding="utf-8") as source, open(stdout or os.devnull, "w") as sink:
         with ctrl_c_reaches_children():
             proc = subprocess.Popen([sys.executable, "-m", module, *args], stdin=source, stdout=sink,
-                                    stderr=subprocess.PIPE, text=True, cwd=PROJECT)
+                                    stderr=subprocess.PIPE, text=True, cwd=PROJECT, start_new_session=group)
         deadline = time.monotonic() + 60
         while not ready() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        proc.send_signal(signal.SIGINT)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
+    if group:
+        assert _group_ends(proc.pid, 30), "processes of the interrupted program's group still run"
     return proc.returncode, err
+
+
+def _group_ends(group: int, seconds: float) -> bool:
+    """Has every process of the process group ended within `seconds`? Those left are killed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    os.killpg(group, signal.SIGKILL)
+    return False

@@ -215,6 +215,17 @@ def test_ctrl_c_leaves_the_items_done_and_the_same_command_goes_on(cluster, tmp_
     check_complete(read_lines(out), 1500)
 
 
+def test_ctrl_c_at_a_terminal_stops_the_embedded_cluster_without_its_workers_tracebacks(tmp_path):
+    """A terminal's Ctrl-C reaches the workers too: they leave the stop to the batch, which
+    closes them; none is left running."""
+    out = tmp_path / "solve.jsonl"
+    args = ["batch", "solve", "--game", "manille", "--deals", "3000", "--workers", "2", "-o", str(out)]
+    code, err = interrupted("solver.cli", args, lambda: out.exists() and out.read_text().count("\n") >= 8, group=True)
+    assert (code, err) == (130, f"the items done are in {out}; the same command goes on from them\n"
+                                "malilla-dd batch: interrupted\n")
+    assert 8 <= len(read_done(str(out))) < 3000
+
+
 def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
     script = ("import os, signal, threading\n"
               "import distributed\n"
