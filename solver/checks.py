@@ -25,4 +25,3 @@ def parse_size(text: str | int) -> int:
     if not m:
         raise ValueError(f"{quoted(text)} is not a size (bytes, or a number with K, M or G)")
     return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
-

@@ -14,8 +14,8 @@ from typing import Any, TextIO
 from . import __version__
 from .cards import SEATS
 from .checks import check_whole, parse_size
-from .failures import flag_named, os_failure, write_file
 from .deal import deal
+from .failures import flag_named, os_failure, write_file
 from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory,

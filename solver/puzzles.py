@@ -384,7 +384,8 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
     check_whole("min_tricks", min_tricks, 1)
     check_whole("max_tricks", max_tricks, 1)
     if min_tricks > max_tricks:
-        raise ValueError(f"min_tricks: {quoted(min_tricks)} is more than the most tricks asked for ({quoted(max_tricks)})")
+        raise ValueError(f"min_tricks: {quoted(min_tricks)} is more than the most tricks asked for "
+                         f"({quoted(max_tricks)})")
     if profile is not None and max_tricks > profile.cards_per_hand:
         raise ValueError(f"max_tricks: {quoted(max_tricks)} is more than the {profile.cards_per_hand} tricks "
                          f"of a {profile.name} deal")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import Analysis, CardAnalysis
-from .failures import write_file
 from .cards import SEATS, SUITS
+from .failures import write_file
 from .scoring import SIDE_NAMES, deal_multiplier
 
 __all__ = ["ReportItem", "render_report", "write_report", "cost_class"]

@@ -220,7 +220,8 @@ def test_ctrl_c_at_a_terminal_stops_the_embedded_cluster_without_its_workers_tra
     closes them; none is left running."""
     out = tmp_path / "solve.jsonl"
     args = ["batch", "solve", "--game", "manille", "--deals", "3000", "--workers", "2", "-o", str(out)]
-    code, err = interrupted("solver.cli", args, lambda: out.exists() and out.read_text().count("\n") >= 8, group=True)
+    code, err = interrupted("solver.cli", args, lambda: out.exists() and out.read_text().count("\n") >= 8,
+                            group=True)
     assert (code, err) == (130, f"the items done are in {out}; the same command goes on from them\n"
                                 "malilla-dd batch: interrupted\n")
     assert 8 <= len(read_done(str(out))) < 3000
@@ -301,8 +302,10 @@ def test_batch_needs_one_source(capsys):
     ("solve", {"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
-    ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}}, r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),
-    ("puzzles", {"deals": 2, "options": {"max_tricks": 11}}, "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
+    ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}},
+     r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),
+    ("puzzles", {"deals": 2, "options": {"max_tricks": 11}},
+     "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
     ("solve", {"deals": 2, "workers": 10 ** 6}, r"workers: 1000000 is more than \d+, 4 per core of this machine"),
     ("solve", {"deals": 2, "workers": 2, "address": "tcp://127.0.0.1:1"}, "workers: no effect with a cluster"),
     ("solve", {}, r"give an input file, or --deals N \(with --game and --seed\)$"),

@@ -278,7 +278,8 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], input=json.dumps(legal_lines(2)[0]),
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
-    assert (proc.returncode, proc.stderr) == (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
+    assert (proc.returncode, proc.stderr) == \
+        (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
 
 
 def test_a_report_that_cannot_be_written_names_its_file_and_exits_1():

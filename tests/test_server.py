@@ -708,7 +708,8 @@ class TestClientCommand:
             proc = subprocess.run([sys.executable, "-m", "server.client", "solve", "--address",
                                    f"127.0.0.1:{server.port}"], input=json.dumps(POSITIONS[0]) + "\n", stdout=full,
                                   stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=60)
-        assert (proc.returncode, proc.stderr) == (1, "python -m server.client: standard output: No space left on device\n")
+        assert (proc.returncode, proc.stderr) == \
+            (1, "python -m server.client: standard output: No space left on device\n")
 
     def test_health(self, server):
         proc = self.run(server, "health")
