@@ -33,7 +33,7 @@ from typing import Any, Protocol, cast
 
 import grpc
 
-from solver.advice import Advice, View, advise_iter
+from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.checks import check_whole
@@ -120,6 +120,17 @@ STEP_SECONDS = 0.005
 """A streaming call's step ends with its first item, or once it has worked this long."""
 
 
+def _paced(items: Iterator[Any]) -> Iterator[Any]:
+    """A task's items, its Nones dropped but for one after each STEP_SECONDS that gave no
+    item (the end of a step, see `_Steps`)."""
+    step = time.monotonic()
+    for item in items:
+        if item is None and time.monotonic() - step < STEP_SECONDS:
+            continue
+        yield item
+        step = time.monotonic()
+
+
 @dataclass
 class _PuzzleTask:
     """One checked GeneratePuzzles request."""
@@ -135,10 +146,9 @@ class _PuzzleTask:
     field: str = ""
 
     def items(self, solver: _Searcher) -> Iterator[tuple | None]:
-        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after attempts
-        that give no item for STEP_SECONDS (the end of a step, see `_Steps`)."""
+        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after an
+        attempt that gives neither."""
         said = attempts = found = 0
-        step = time.monotonic()
         for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
                                                          self.min_tricks, self.max_tricks, self.margin,
                                                          _as_solver(solver), self.max_attempts):
@@ -147,11 +157,8 @@ class _PuzzleTask:
             if attempts % self.progress_every == 0 or puzzle is not None:
                 said = attempts
                 yield "progress", attempts, found
-            elif time.monotonic() - step >= STEP_SECONDS:
-                yield None
             else:
-                continue
-            step = time.monotonic()
+                yield None
         if said != attempts:
             yield "progress", attempts, found
 
@@ -167,9 +174,10 @@ class _AdviseTask:
     every: int
     field: str = "view"
 
-    def items(self, solver: _Searcher) -> Iterator[Advice]:
-        """The partial advice every `every` samples, then the final one."""
-        return advise_iter(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
+    def items(self, solver: _Searcher) -> Iterator[Advice | None]:
+        """The partial advice every `every` samples, then the final one; None after a drawn
+        layout that gives neither."""
+        return advice_steps(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
 
 
 _END = object()
@@ -192,7 +200,7 @@ class _Steps:
         """One step, in a worker: the next item (None: a step with no item), or `_END`."""
         self._budget = budget
         if self._items is None:
-            self._items = self._task.items(self)
+            self._items = _paced(self._task.items(self))
         return next(self._items, _END)
 
     def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver

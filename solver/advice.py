@@ -63,7 +63,7 @@ from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
 from .solve import Solver, check_timeout, default_solver
 
-__all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "count_layouts", "sample_layout",
+__all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "advice_steps", "count_layouts", "sample_layout",
            "AdviceError", "view_of"]
 
 
@@ -453,6 +453,15 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
                 timeout: float | None = None) -> Iterator[Advice]:
     """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`).
     A bad view or option is refused at the call, before any advice is asked for."""
+    steps = advice_steps(view, samples, seed, goal, solver, every, max_attempts, timeout)
+    return (advice for advice in steps if advice is not None)
+
+
+def advice_steps(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+                 solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
+                 timeout: float | None = None) -> Iterator[Advice | None]:
+    """As `advise_iter`, with None after each drawn layout that gives no advice: a caller
+    that works in short steps can pause between any two layouts."""
     if not isinstance(view, View):
         view = View.from_json(view)
     check_whole("samples", samples, 1)
@@ -469,7 +478,7 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
 
 
 def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,
-                  max_attempts: int | None, timeout: float | None) -> Iterator[Advice]:
+                  max_attempts: int | None, timeout: float | None) -> Iterator[Advice | None]:
     rng = random.Random(seed)
     cache: dict = {}
     layouts = count_layouts(view)
@@ -486,6 +495,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
         hands = sample_layout(view, rng, cache)
         if not view.consistent(hands):
             rejected += 1
+            yield None
             continue
         sol = solver.solve(view.position(hands), mode="all", timeout=timeout)
         for card, v in sol.values.items():
@@ -493,6 +503,8 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
         n += 1
         if n % every == 0 and n < samples:
             yield _summarise(view, values, goal, rejected, layouts, False)
+        elif n < samples:
+            yield None
     yield _summarise(view, values, goal, rejected, layouts, True)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import played_deal, start_of
 from solver import Position
-from solver.advice import (View, advise, advise_iter, consistent_layouts, count_layouts,
+from solver.advice import (View, advice_steps, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
 from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
 from solver.position import IllegalPlay, PositionError
@@ -273,6 +273,17 @@ def test_partial_results_accumulate():
     items = list(advise_iter(view_of(obj, obj["play"][:13]), samples=10, seed=1, every=3, solver=SOLVER))
     assert [a.samples for a in items] == [3, 6, 9, 10]
     assert [a.done for a in items] == [False, False, False, True]
+
+
+def test_the_steps_pause_after_every_layout_that_gives_no_advice():
+    obj = played_deal("malilla", 2)
+    view = view_of(obj, obj["play"][:13])
+    steps = list(advice_steps(view, samples=10, seed=1, every=3, solver=SOLVER))
+    advice = [a for a in steps if a is not None]
+    assert [a.to_json() for a in advice] == [a.to_json() for a in advise_iter(view, 10, 1, every=3, solver=SOLVER)]
+    assert steps[-1] is advice[-1]
+    # samples 1, 2, 4, 5, 7 and 8 and each rejected draw end with a pause
+    assert len(steps) - len(advice) == 6 + advice[-1].rejected
 
 
 def _determined():

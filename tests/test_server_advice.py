@@ -85,14 +85,26 @@ def test_the_client_streams_the_advice(client):
     assert items[-1] == advise(view, samples=5, seed=1).to_json()
 
 
-def test_other_calls_take_their_turns_between_the_steps_of_a_long_stream():
-    """One worker busy with a long Advise: a Solve waits for one step of it, not for all of it."""
+def long_advice(stub, every):
+    view = a_view("malilla", 5, 2)
+    return stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000, progress_every=every),
+                       timeout=60)
+
+
+def long_puzzles(stub, every):
+    return stub.GeneratePuzzles(pb.GeneratePuzzlesRequest(game="malilla", count=1000, min_tricks=10, max_tricks=10,
+                                                          margin=40, progress_every=every), timeout=60)
+
+
+@pytest.mark.parametrize("every", [1, 10000])
+@pytest.mark.parametrize("call", [long_advice, long_puzzles])
+def test_other_calls_take_their_turns_between_the_steps_of_a_long_stream(call, every):
+    """One worker busy with a long stream: a Solve waits for one step of it, not for all of it,
+    even when the stream sends nothing until its end."""
     with running_server(workers=1) as server:
         channel = channel_to(server)
         stub = stub_of(channel)
-        view = a_view("malilla", 5, 2)
-        stream = stub.Advise(pb.AdviseRequest(view=convert.view_message(view), samples=10000, progress_every=1),
-                             timeout=60)
+        stream = call(stub, every)
         def read() -> None:
             with contextlib.suppress(grpc.RpcError):   # cancelled at the end
                 for _ in stream:
