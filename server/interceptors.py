@@ -62,10 +62,13 @@ class _Made:
 
 class AccessLog(grpc.ServerInterceptor):
     """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
-    one at its start (DEBUG)."""
+    one at its start (DEBUG). A call that ends under its handler is logged as its client
+    sees it: DEADLINE_EXCEEDED past its deadline, UNAVAILABLE once `past_grace()` (the
+    server's stop has cut it), else CANCELLED."""
 
-    def __init__(self) -> None:
+    def __init__(self, past_grace: Callable[[], bool]) -> None:
         self._made = _Made()
+        self._past_grace = past_grace
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
@@ -73,16 +76,19 @@ class AccessLog(grpc.ServerInterceptor):
             return None
         return self._made.get(details, handler, lambda: self._wrap(details.method, handler))
 
-    @staticmethod
-    def _wrap(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         def record(context: grpc.ServicerContext, start: float, error: BaseException | None) -> None:
             if not access_log.isEnabledFor(logging.INFO):
                 return
             code = context.code()  # type: ignore[attr-defined]  # in grpc since 1.38, not in grpc-stubs
             if code is None and not context.is_active():   # the call ended under the handler
                 left = context.time_remaining()
-                code = grpc.StatusCode.DEADLINE_EXCEEDED if left is not None and left <= 0 else \
-                    grpc.StatusCode.CANCELLED
+                if left is not None and left <= 0:
+                    code = grpc.StatusCode.DEADLINE_EXCEEDED
+                elif self._past_grace():
+                    code = grpc.StatusCode.UNAVAILABLE
+                else:
+                    code = grpc.StatusCode.CANCELLED
             if code is None:
                 code = grpc.StatusCode.OK if error is None else grpc.StatusCode.UNKNOWN
             name = code.name if isinstance(code, grpc.StatusCode) else str(code)

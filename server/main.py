@@ -72,8 +72,8 @@ class Running:
         with self._lock:
             first = not self._stopping
             self._stopping = True
+        self.service.stop_calls(grace)
         if first:
-            self.service.stopping = True
             self.open_streams.closing.set()
             self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
             log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
@@ -132,7 +132,8 @@ def start(config: Config) -> Running:
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
     open_streams = OpenStreams(OPEN_STREAMS)
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog(), AnswerSize(config.max_message), open_streams]
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog(service.past_grace), AnswerSize(config.max_message),
+                                                  open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))
     interceptors.append(MessageCheck(f"/{SERVICE_NAME}/"))

@@ -22,6 +22,7 @@ search, which stops within a few milliseconds and frees its worker.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -507,7 +508,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         self.workers = workers
         self.memory = memory
         self.admission = _Admission(max_concurrent)
-        self.stopping = False   # set when the server begins to stop
+        self._cut_at = math.inf   # monotonic time at which a stopping server cuts the calls in flight
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
         self._local = threading.local()
         self._canceller = _Canceller()
@@ -558,13 +559,21 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         return job
 
+    def stop_calls(self, grace: float) -> None:
+        """The server is stopping: gRPC cuts the calls still in flight `grace` seconds from now."""
+        self._cut_at = min(self._cut_at, time.monotonic() + grace)
+
+    def past_grace(self) -> bool:
+        """Whether the server's stop has cut the calls in flight (their clients see UNAVAILABLE)."""
+        return time.monotonic() >= self._cut_at
+
     def _ended(self, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
         """The status of a call whose search was stopped: its deadline passed, the server
         stopped past its grace (what gRPC then tells the client), or the client went away."""
         remaining = time_left(context)
         if remaining is not None and remaining <= DEADLINE_SLACK:
             return grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished"
-        if self.stopping:
+        if self.past_grace():
             return grpc.StatusCode.UNAVAILABLE, "the server stopped before the search finished"
         return grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped"
 

@@ -429,6 +429,42 @@ class TestShutdown:
                 == ["method=/malilla.dd.v1.DoubleDummy/Solve status=UNAVAILABLE"]
             channel.close()
 
+    @staticmethod
+    def _logged(caplog, method: str) -> list[str]:
+        assert wait_until(lambda: any(f"{method} status=" in r.getMessage() for r in caplog.records))
+        return [r.getMessage().split(" latency")[0].rsplit("/", 1)[1] for r in caplog.records
+                if f"{method} status=" in r.getMessage()]
+
+    def test_a_stalled_stream_cut_at_the_end_of_the_grace_is_logged_as_its_client_sees_it(self, caplog):
+        """Its handler waits to send, with no search running, when gRPC cuts the call."""
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        with running_server(workers=1, grace=0.2) as server:
+            channel = channel_to(server, options=[("grpc.http2.bdp_probe", 0)])
+            stream = stub_of(channel).SolveStream(iter([solve_request(easy_position())] * 10000), timeout=30)
+            next(stream)
+            time.sleep(0.5)   # the client's window is full
+            server.stop()
+            with pytest.raises(grpc.RpcError) as info:
+                list(stream)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert self._logged(caplog, "SolveStream") == ["SolveStream status=UNAVAILABLE"]
+            channel.close()
+
+    def test_a_call_its_client_cancels_within_the_grace_is_logged_cancelled(self, caplog):
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        with running_server(workers=1, grace=30) as server:
+            channel = channel_to(server)
+            hard = stub_of(channel).Solve.future(hard_request(), timeout=30)
+            assert wait_until(lambda: busy(server))
+            stopper = threading.Thread(target=server.stop)
+            stopper.start()
+            assert wait_until(lambda: server.service.admission.active == 1 and not server.wait(0))
+            hard.cancel()
+            stopper.join(10)
+            assert not stopper.is_alive()   # the stop ended with its last call, long before its grace
+            assert self._logged(caplog, "Solve") == ["Solve status=CANCELLED"]
+            channel.close()
+
     def test_a_grace_of_centuries_stops_without_a_thread_failing(self, monkeypatch):
         failures = []
         monkeypatch.setattr(threading, "excepthook", failures.append)
