@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     read_stdin_as_utf8()
     parser = argparse.ArgumentParser(prog="python -m server.client", description=main.__doc__)
     parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
-    parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS", "127.0.0.1:50051"),
+    parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS") or "127.0.0.1:50051",
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
     parser.add_argument("--mode", choices=list(convert.MODES), help="solve: the search mode (default all)")
     parser.add_argument("--objective", choices=list(convert.OBJECTIVES),
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=int)
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
-    parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN"),
+    parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN") or None,
                         help="bearer token [env MALILLA_DD_TOKEN]")
     parser.add_argument("--ca", type=argparse.FileType("rb"), help="PEM file of the certificate authority: use TLS")
     args = parser.parse_args(argv)

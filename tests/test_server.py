@@ -672,6 +672,17 @@ class TestClientCommand:
         proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"legal": ["KS"]}
 
+    @pytest.mark.parametrize("address", ["{server}", ""])
+    def test_the_address_from_the_environment_and_an_empty_one_as_unset(self, server, address):
+        env = {**os.environ, "PYTHONPATH": str(PROJECT), "MALILLA_DD_TOKEN": "",
+               "MALILLA_DD_ADDRESS": address.format(server=f"127.0.0.1:{server.port}")}
+        proc = subprocess.run([sys.executable, "-m", "server.client", "health", "--timeout", "5"],
+                              capture_output=True, text=True, timeout=60, cwd=PROJECT, env=env)
+        if address:
+            assert (proc.returncode, proc.stdout) == (0, "SERVING\n"), proc.stderr
+        else:   # the default address, where nothing listens
+            assert proc.returncode == 1 and "127.0.0.1:50051" in proc.stderr, proc.stderr
+
     @pytest.mark.parametrize("args, message", [
         (["--timeout", "0"], "--timeout: 0.0 is not a positive number of seconds"),
         (["--mode", "target"], "give --target exactly with --mode target"),
