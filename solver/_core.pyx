@@ -115,17 +115,29 @@ cdef class Rules:
                    undertrump_ban, capot)
 
 
+cdef int checked_cards(tuple trick, int most, int* cards) except -1:
+    """Copies `trick` into `cards`, refusing more than `most` cards or a card outside 0..63."""
+    cdef int i
+    if len(trick) > most:
+        raise ValueError(f"trick: {len(trick)} cards; at most {most} here")
+    for i in range(len(trick)):
+        cards[i] = trick[i]
+        if not 0 <= cards[i] < 64:
+            raise ValueError(f"trick[{i}]: {cards[i]} is not a card number (0 to 63)")
+    return len(trick)
+
+
 cdef void fill_state(State* st, tuple hands, int trump, int leader, tuple trick, int led, int won) except *:
     cdef int i
-    if len(trick) > 3:
-        raise ValueError("a trick in progress has at most 3 cards")
+    if len(hands) != 4:
+        raise ValueError(f"hands: {len(hands)} masks; expected four (N, E, S, W)")
+    if not 0 <= leader < 4:
+        raise ValueError(f"leader: {leader} is not a seat (0 to 3)")
+    st.ntrick = checked_cards(trick, 3, st.trick)
     for i in range(4):
         st.hands[i] = hands[i]
     st.trump = trump
     st.leader = leader
-    st.ntrick = len(trick)
-    for i in range(st.ntrick):
-        st.trick[i] = trick[i]
     st.win = winner_index(st.trick, st.ntrick, trump)
     st.led = led
     st.won = won
@@ -158,10 +170,9 @@ def deposit_bits(uint64_t x, uint64_t mask, bint portable=False):
 def trick_winner(tuple trick, int trump):
     """Index in `trick` of the card winning it so far."""
     cdef int cards[4]
-    cdef int i
-    for i in range(len(trick)):
-        cards[i] = trick[i]
-    return winner_index(cards, len(trick), trump)
+    if not trick:
+        raise ValueError("trick: no cards, so no winner")
+    return winner_index(cards, checked_cards(trick, 4, cards), trump)
 
 
 def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):

@@ -99,6 +99,9 @@ def mask_of(cards: Iterable[int]) -> int:
 
 
 def cards_of(mask: int) -> list[int]:
+    """The card numbers of `mask`, lowest first."""
+    if mask < 0:
+        raise ValueError(f"{mask} is not a mask of cards: it is negative")
     out = []
     while mask:
         low = mask & -mask

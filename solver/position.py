@@ -380,8 +380,10 @@ class Position:
                 twice = (mask & dealt).bit_length() - 1
                 raise PositionError(f"hands.{SEATS[seat]}", f"{card_name(twice, profile)} appears twice")
             dealt |= mask
-        if isinstance(self.leader, bool) or self.leader not in range(4):
-            raise PositionError("leader", f"{quoted(self.leader)} is not a seat (0 to 3: N E S W)")
+        for name, given in (("leader", self.leader), ("first_leader", self.first_leader)):
+            if (given is not None or name == "leader") and (
+                    isinstance(given, bool) or not isinstance(given, int) or given not in range(4)):
+                raise PositionError(name, f"{quoted(given)} is not a seat (0 to 3: N E S W)")
         if not isinstance(self.trick, tuple) or len(self.trick) > 3:
             raise PositionError("trick", "expected at most 3 cards")
         for i, card in enumerate(self.trick):
@@ -396,6 +398,18 @@ class Position:
         self._read_pending(self.pending_doubling, profile)
         self.check_sizes()
         self._check_trick()
+        if self.history is not None:
+            self._check_history(self.history)
+
+    def _check_history(self, history: tuple[tuple[int, ...], ...]) -> None:
+        """The history holds every completed trick, and the first leader is the one it leads back to."""
+        if len(history) != self.tricks_played:
+            raise PositionError("history", f"{len(history)} tricks, but the hands show "
+                                f"{self.tricks_played} played: the history must go back to the first trick")
+        first = self._leaders(history)[0]
+        if self.first_leader is not None and self.first_leader != first:
+            raise PositionError("first_leader", f"is {SEATS[self.first_leader]}, but the history, played "
+                                f"back from the leader now, starts with {SEATS[first]}")
 
     def check_sizes(self) -> None:
         """Raise `PositionError` unless the hand sizes fit the trick in progress."""
@@ -584,9 +598,9 @@ class Position:
         pending doubling); the plain fields of one built by hand that is no position."""
         try:
             obj = self.to_json()
-        except (IndexError, KeyError, ValueError):
-            return (f"<Position {self.profile.name} trump={self.trump} hands={self.hands} leader={self.leader} "
-                    f"trick={self.trick}>")
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            return (f"<Position {getattr(self.profile, 'name', self.profile)} trump={self.trump} hands={self.hands} "
+                    f"leader={self.leader} trick={self.trick}>")
         hands = " ".join(f"{seat}:{cards or '-'}" for seat, cards in obj["hands"].items())
         extra = f" led_suits={obj['led_suits'] or '-'}" if "led_suits" in obj else ""
         extra += f" tricks_played={len(self.history)}" if self.history else ""

@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import pickle
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -909,6 +910,10 @@ class TestPositionBuiltByHand:
         (dict(pending_doubling=True, profile=get_profile("malilla")), "pending_doubling",
          "malilla has no doubling after a tie"),
         (dict(hands=(3, 4, 8, 16)), "hands", "sizes N=2 E=1 S=1 W=1 do not fit a trick of 0 card(s) led by N"),
+        (dict(leader=1.0), "leader", "1.0 is not a seat (0 to 3: N E S W)"),
+        (dict(first_leader=9), "first_leader", "9 is not a seat (0 to 3: N E S W)"),
+        (dict(history=()), "history", "0 tricks, but the hands show 7 played: the history must go back to "
+         "the first trick"),
     ])
     def test_bad_fields_are_named(self, fields, field, problem):
         position = Position(**{**dict(profile=get_profile("manille"), trump="S", hands=(1, 2, 4, 8), leader=0),
@@ -916,6 +921,36 @@ class TestPositionBuiltByHand:
         with pytest.raises(PositionError) as err:
             Solver(1 << 20).solve(position)
         assert (err.value.field, err.value.problem) == (field, problem)
+
+    def test_a_history_and_first_leader_that_disagree_with_the_play_are_refused(self):
+        """Either would change the points won so far, and so a score."""
+        position = Position.from_json({k: v for k, v in played_deal("manille", 3).items() if k != "play"})
+        for _ in range(8):
+            position = position.play(position.legal_moves()[0])
+        position.check()
+        for fields, field in ((dict(history=()), "history"), (dict(history=position.history[1:]), "history"),
+                              (dict(first_leader=(position.first_leader + 1) % 4), "first_leader")):
+            with pytest.raises(PositionError) as err:
+                Solver(1 << 20).solve(replace(position, **fields), objective="score")
+            assert err.value.field == field
+
+    def test_malformed_fields_raise_rather_than_crash_or_hang(self):
+        """Queries that do not check the whole position still refuse what the core cannot read."""
+        good = Position(MANILLE, "S", (1, 2, 4, 8), 0)
+        with pytest.raises(ValueError, match="hands: 3 masks; expected four"):
+            replace(good, hands=(1, 2, 4)).legal_moves()
+        with pytest.raises(ValueError, match="leader: 7 is not a seat"):
+            replace(good, leader=7).legal_moves()
+        with pytest.raises(ValueError, match="trick: 40 cards; at most 4 here"):
+            replace(good, history=(tuple(range(40)),)).points_won()
+        with pytest.raises(ValueError, match=r"trick\[0\]: -3 is not a card number"):
+            replace(good, hands=(0, 2, 4, 8), trick=(-3,)).legal_moves()
+        with pytest.raises(ValueError, match="-1 is not a mask of cards: it is negative"):
+            replace(good, hands=(-1, 0, 0, 0)).hand("N")
+        assert repr(replace(good, hands=(-1, 0, 0, 0))) == \
+            "<Position manille trump=S hands=(-1, 0, 0, 0) leader=0 trick=()>"
+        assert repr(replace(good, profile="manille", leader="N")) == \
+            "<Position manille trump=S hands=(1, 2, 4, 8) leader=N trick=()>"
 
     def test_a_position_read_from_json_passes(self):
         for line in load_vectors("endgames3")[:50]:
