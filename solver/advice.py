@@ -539,6 +539,10 @@ def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> d
 def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int | None = None
                        ) -> list[tuple[int, int, int, int]]:
     """`count` layouts drawn uniformly among those consistent with the play (no solving)."""
+    check_whole("count", count, 1)
+    check_whole("seed", seed)
+    if max_attempts is not None:
+        check_whole("max_attempts", max_attempts, 1)
     rng = random.Random(seed)
     cache: dict = {}
     out: list[tuple[int, int, int, int]] = []

@@ -24,7 +24,7 @@ from .cards import SEATS, CardError, card_name, card_points, parse_card
 from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, json_object, read_dealer
 from .profiles import Profile
-from .quoting import n_cards
+from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
 from .solve import Solver, default_solver
 
@@ -151,6 +151,18 @@ class PlayedDeal:
         if trump_known and profile.trump_from_dealer_card and name[-1] != start.trump:
             raise PositionError("shown", f"{name} would make {name[-1]} trump, not {start.trump}")
         return name
+
+    def checked(self) -> PlayedDeal:
+        """This deal read back from its JSON, so that one built field by field gets every check of
+        `from_json` (`PositionError` naming the field)."""
+        if not isinstance(self.start, Position):
+            raise PositionError("start", f"{quoted(self.start)} is not a Position")
+        self.start.check()
+        if isinstance(self.dealer, bool) or not isinstance(self.dealer, int) or self.dealer not in range(4):
+            raise PositionError("dealer", f"{quoted(self.dealer)} is not a seat (0 to 3: N E S W)")
+        if not isinstance(self.play, tuple) or not all(isinstance(card, str) for card in self.play):
+            raise PositionError("play", "expected a tuple of card strings")
+        return PlayedDeal.from_json(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         out = self.start.to_json()
@@ -381,10 +393,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     """
     check_whole("single_dummy", single_dummy, 0)
     check_whole("seed", seed)
-    if not isinstance(deal, PlayedDeal):
-        deal = PlayedDeal.from_json(deal)
-    if deal.start.history is None:   # a start built by hand
-        deal = replace(deal, start=_deal_start(deal.start))
+    deal = deal.checked() if isinstance(deal, PlayedDeal) else PlayedDeal.from_json(deal)
     if solver is None:
         solver = default_solver()
     began = time.perf_counter()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
-from .cards import SEATS
+from .cards import SEATS, check_seat
 from .deal import trump_choices
 from .position import Position, PositionError, json_object, read_dealer
 from .profiles import Profile
@@ -208,6 +208,15 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     solver = solver or default_solver()
     if dealers is None:
         dealers = (profile.seat_after(position.leader, -1),)
+    if not isinstance(dealers, tuple):
+        raise ValueError(f"dealers: {quoted(dealers)} is not a tuple of seat indexes")
+    if not dealers:
+        raise ValueError("dealers: empty; the par needs at least one dealer")
+    for i, dealer in enumerate(dealers):
+        try:
+            check_seat(dealer)
+        except ValueError as e:
+            raise ValueError(f"dealers[{i}]: {e}") from None
     trumps = trump_choices(profile)
     total = profile.total_points
     entries = []

@@ -368,6 +368,18 @@ def test_bad_options_name_the_option(options, message):
         next(advise_iter(view_of(obj, obj["play"][:6]), solver=SOLVER, **options))
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"count": 0}, "count: 0 must be at least 1"),
+    ({"count": True}, "count: True is not a whole number"),
+    ({"count": 2, "seed": 1.5}, "seed: 1.5 is not a whole number"),
+    ({"count": 2, "max_attempts": -1}, "max_attempts: -1 must be at least 1"),
+])
+def test_consistent_layouts_names_a_bad_option(options, message):
+    obj = played_deal("malilla", 1)
+    with pytest.raises(ValueError, match=message):
+        consistent_layouts(View.from_json(view_of(obj, obj["play"][:6])), **options)
+
+
 def test_a_shown_card_in_the_viewers_hand_is_named():
     """The viewer (E) is not the dealer (N), so the dealer's shown card cannot be in its hand."""
     obj = played_deal("malilla", 0)

@@ -384,3 +384,29 @@ class TestPlayedDealInput:
 def test_single_dummy_samples_cannot_be_negative():
     with pytest.raises(ValueError, match=r"^single_dummy: -1 must be at least 0$"):
         analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)
+
+
+class TestPlayedDealBuiltByHand:
+    """A PlayedDeal made field by field gets the checks of `PlayedDeal.from_json` before it is analysed."""
+
+    @pytest.fixture(scope="class")
+    def deal(self) -> PlayedDeal:
+        return PlayedDeal.from_json(played_deal("malilla", 2))
+
+    def test_a_deal_read_from_json_reads_back_the_same(self, deal) -> None:
+        assert deal.checked() == deal
+
+    @pytest.mark.parametrize("change, field", [
+        (lambda d: dict(shown="7S" if d.shown != "7S" else "6S"), "shown"),
+        (lambda d: dict(dealer=d.start.profile.seat_after(d.start.leader)), "dealer"),
+        (lambda d: dict(dealer=7), "dealer"),
+        (lambda d: dict(dealer="N"), "dealer"),
+        (lambda d: dict(play=(d.play[0], d.play[0])), "play[1]"),
+        (lambda d: dict(play=list(d.play)), "play"),
+        (lambda d: dict(start=replace(d.start, leader=9)), "leader"),
+        (lambda d: dict(start=d.start.play(d.start.legal_moves()[0])), "trick"),
+    ])
+    def test_bad_fields_are_named(self, deal, change, field) -> None:
+        with pytest.raises(PositionError) as err:
+            analyze(replace(deal, **change(deal)), Solver(1 << 22))
+        assert err.value.field == field

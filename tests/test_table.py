@@ -203,6 +203,13 @@ class TestInput:
         assert err.value.field == "hands"
         with pytest.raises(PositionError, match="full deal"):
             dd_table(started, Solver())
+        full = Position.from_json(obj)
+        for dealers, message in (((5,), r"dealers\[0\]: 5 is not a seat index"),
+                                 ((0, "N"), r"dealers\[1\]: 'N' is not a seat index"),
+                                 ((True,), r"dealers\[0\]: True is not a seat index"),
+                                 ((), "dealers: empty"), ([0], r"dealers: \[0\] is not a tuple")):
+            with pytest.raises(ValueError, match=message):
+                dd_table(full, Solver(), dealers)
         with pytest.raises(PositionError, match="no no-trump deals"):
             read_table_input({**seeded("malilla", 1, 0), "trump": "NT"})
         with pytest.raises(PositionError, match="pending_doubling"):
