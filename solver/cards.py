@@ -64,7 +64,10 @@ def parse_cards(text: str | Iterable[str], profile: Profile) -> list[int]:
 
 
 def card_name(card: int, profile: Profile) -> str:
+    """The card's name ("7S"); ValueError for a number that is no card of the profile's deck."""
     n = len(profile.ranks)
+    if not 0 <= card < 64 or card & 15 >= n:
+        raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
     return profile.ranks[n - 1 - (card & 15)] + SUITS[card >> 4]
 
 

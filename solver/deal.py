@@ -99,9 +99,6 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
         trump = parse_trump(profile, trump)
     n = profile.cards_per_hand
     pack = cards.deck(profile)
-    if len(pack) != 4 * n or not profile.packets or min(profile.packets) < 1:
-        raise ValueError(f"profile {profile.name} cannot deal {len(pack)} cards as 4 hands of {n} "
-                         f"in packets {profile.packets}")
     rng = random.Random(seed)
     rng.shuffle(pack)
 

@@ -9,7 +9,7 @@ import pytest
 
 from solver import cards
 from solver import Position
-from solver.cards import check_seat
+from solver.cards import card_name, check_seat
 from solver.deal import Deal, deal, next_dealer, parse_trump, random_play, trump_choices
 from solver.profiles import MALILLA, MANILLE
 
@@ -267,11 +267,17 @@ class TestBadInputs:
     def test_check_seat_accepts_seats(self):
         assert [check_seat(s) for s in range(4)] == [0, 1, 2, 3]
 
+    @pytest.mark.parametrize("card", [10, 15, -1, 64])
+    def test_a_number_that_is_no_card_has_no_name(self, card):
+        with pytest.raises(ValueError, match=f"{card} is not a card number of the malilla deck"):
+            card_name(card, MALILLA)
+
     def test_profile_that_cannot_deal(self):
-        with pytest.raises(ValueError, match="cannot deal"):
-            deal(dataclasses.replace(MANILLE, cards_per_hand=7), 0, trump="S")
-        with pytest.raises(ValueError, match="cannot deal"):
-            deal(dataclasses.replace(MANILLE, packets=(0,)), 0, trump="S")
+        """Refused as it is made (tests/test_profiles.py), before any deal."""
+        with pytest.raises(ValueError, match="cards_per_hand: 7, but four hands share the 32 cards"):
+            dataclasses.replace(MANILLE, cards_per_hand=7)
+        with pytest.raises(ValueError, match=r"packets\[0\]: 0 is not a whole number"):
+            dataclasses.replace(MANILLE, packets=(0,))
 
 
 class TestDealIsFrozen:
