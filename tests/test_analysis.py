@@ -386,12 +386,13 @@ def test_single_dummy_samples_cannot_be_negative():
         analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)
 
 
+@pytest.fixture(scope="module")
+def deal() -> PlayedDeal:
+    return PlayedDeal.from_json(played_deal("malilla", 2))
+
+
 class TestPlayedDealBuiltByHand:
     """A PlayedDeal made field by field gets the checks of `PlayedDeal.from_json` before it is analysed."""
-
-    @pytest.fixture(scope="class")
-    def deal(self) -> PlayedDeal:
-        return PlayedDeal.from_json(played_deal("malilla", 2))
 
     def test_a_deal_read_from_json_reads_back_the_same(self, deal) -> None:
         assert deal.checked() == deal
