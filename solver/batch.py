@@ -20,7 +20,9 @@ task retried after a worker died never writes a line twice.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import random
 import signal
@@ -267,9 +269,7 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
     from distributed import LocalCluster
 
     held: list[int] = []
-    # only Python's own handler raises KeyboardInterrupt; a program's own handler is left in place
-    holding = (threading.current_thread() is threading.main_thread()
-               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    holding = _ctrl_c_is_ours()
     if holding:
         signal.signal(signal.SIGINT, lambda *_: held.append(1))
     try:
@@ -283,6 +283,64 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
         cluster.close()
         raise KeyboardInterrupt
     return cluster
+
+
+def _ctrl_c_is_ours() -> bool:
+    """Does a Ctrl-C raise KeyboardInterrupt here? Only Python's own handler does, in the main
+    thread; a program's own handler is left in place."""
+    return (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+
+
+class _CtrlCBetweenChunks:
+    """A Ctrl-C raises KeyboardInterrupt while the batch waits for its next finished chunk; one
+    that comes during a blocking call into Dask's event loop (a result fetched, a chunk handed
+    out), which Dask does not cut cleanly (it logs a failed callback), is raised as that call
+    returns, at the next wait."""
+
+    def __init__(self) -> None:
+        self.held = self.waiting = False
+        self.active = _ctrl_c_is_ours()
+
+    def __enter__(self) -> _CtrlCBetweenChunks:
+        if self.active:
+            signal.signal(signal.SIGINT, self._pressed)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def _pressed(self, *_: object) -> None:
+        if self.waiting:
+            raise KeyboardInterrupt
+        self.held = True
+
+    def next_done(self, running: Iterator[Any]) -> Any:
+        """The next finished future of `running`, or None when there is none left."""
+        self.waiting = True
+        try:
+            if self.held:
+                raise KeyboardInterrupt
+            return next(running, None)
+        finally:
+            self.waiting = False
+
+
+@contextlib.contextmanager
+def dask_logs_silenced() -> Iterator[None]:
+    """Dask's loggers in this process, where an embedded cluster's scheduler runs, say nothing
+    meanwhile (a gather that a Ctrl-C cut short is logged as an error)."""
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+               if name == "distributed" or name.startswith("distributed.")]
+    was = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, was):
+            logger.disabled = disabled
 
 
 def dask_setup(worker: Any) -> None:
@@ -381,6 +439,7 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
         bar = tqdm(total=None if total is None else total - skipped, unit="deal", file=sys.stderr,
                    dynamic_ncols=True, smoothing=0.1)
     written = 0
+    interrupted = False
     try:
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         window = max(4, 3 * nworkers)
@@ -390,34 +449,40 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
             running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))
             if running.count() >= window:
                 break
-        for future in running:
-            lines = [(i, text) for i, text in future.result() if i not in done]
-            future.release()
-            if lines:
-                try:
-                    sink.write("".join(text + "\n" for _, text in lines))
-                    sink.flush()
-                except OSError as e:
-                    if out_path:   # named by the file written (Python names none)
-                        raise OSError(e.errno, e.strerror, out_path) from None
-                    raise
-                for i, text in lines:
-                    done.add(i)
-                    if stats is not None:
-                        stats.add(job, json.loads(text))
-                written += len(lines)
-                if bar is not None:
-                    bar.update(len(lines))
-            more = next(chunks, None)
-            if more is not None:
-                running.add(client.submit(run_chunk, job, more, options, generate, pure=False, retries=retries))
+        with _CtrlCBetweenChunks() as ctrl_c:
+            while (future := ctrl_c.next_done(running)) is not None:
+                lines = [(i, text) for i, text in future.result() if i not in done]
+                future.release()
+                if lines:
+                    try:
+                        sink.write("".join(text + "\n" for _, text in lines))
+                        sink.flush()
+                    except OSError as e:
+                        if out_path:   # named by the file written (Python names none)
+                            raise OSError(e.errno, e.strerror, out_path) from None
+                        raise
+                    for i, text in lines:
+                        done.add(i)
+                        if stats is not None:
+                            stats.add(job, json.loads(text))
+                    written += len(lines)
+                    if bar is not None:
+                        bar.update(len(lines))
+                more = next(chunks, None)
+                if more is not None:
+                    running.add(client.submit(run_chunk, job, more, options, generate, pure=False, retries=retries))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         if bar is not None:
             bar.close()
         if out_path:
             sink.close()
-        if own_client is not None:
-            own_client.close()
-        if own_cluster is not None:
-            own_cluster.close()
+        # after a Ctrl-C the work in flight is dropped: what the embedded scheduler says of that is noise
+        with dask_logs_silenced() if interrupted and own_cluster is not None else contextlib.nullcontext():
+            if own_client is not None:
+                own_client.close()
+            if own_cluster is not None:
+                own_cluster.close()
     return {"done": written, "skipped": skipped, "total": total if total is not None else skipped + written}
