@@ -61,7 +61,7 @@ from .position import (IllegalPlay, Position, PositionError, _cards_field, game_
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
-from .solve import Solver, check_timeout, default_solver
+from .solve import Solver, check_timeout, default_solver, solver_given
 
 __all__ = ["View", "CardAdvice", "Advice", "advise", "advise_iter", "advice_steps", "count_layouts", "sample_layout",
            "AdviceError", "view_of"]
@@ -474,7 +474,8 @@ def advice_steps(view: View | dict[str, Any] | str, samples: int = 100, seed: in
         if max_attempts < samples:   # each sample is one layout drawn at least
             raise ValueError(f"max_attempts: {max_attempts} is fewer than the {samples} samples asked for")
     check_timeout(timeout)
-    return _advice_steps(view, samples, seed, goal, solver or default_solver(), every, max_attempts, timeout)
+    return _advice_steps(view, samples, seed, goal, solver_given(solver, default_solver), every,
+                         max_attempts, timeout)
 
 
 def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,

@@ -26,7 +26,7 @@ from .position import IllegalPlay, Position, PositionError, json_object, read_de
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
-from .solve import Solver, default_solver
+from .solve import Solver, default_solver, solver_given
 
 __all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
            "Analysis", "analyze", "perfect_score", "side_pair", "SummaryTotals", "format_summary"]
@@ -394,8 +394,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     check_whole("single_dummy", single_dummy, 0)
     check_whole("seed", seed)
     deal = deal.checked() if isinstance(deal, PlayedDeal) else PlayedDeal.from_json(deal)
-    if solver is None:
-        solver = default_solver()
+    solver = solver_given(solver, default_solver)
     began = time.perf_counter()
     start = deal.start
     profile = start.profile

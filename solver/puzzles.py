@@ -67,7 +67,7 @@ from .deal import deal
 from .position import Position
 from .profiles import Profile, as_profile
 from .quoting import quoted
-from .solve import Solution, Solver
+from .solve import Solution, Solver, solver_given
 from .text import diagram, tricks_text
 
 __all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
@@ -164,7 +164,7 @@ def check_position(position: Position | dict[str, Any] | str, margin: int = 3, s
     check_whole("margin", margin, 1)
     if not isinstance(position, Position):
         position = Position.from_json(position)
-    solver = solver or Solver()
+    solver = solver_given(solver, Solver)
     root = solver.solve(position, mode="all")
     if len(root.groups) < 2:
         return None
@@ -178,7 +178,7 @@ def check_position(position: Position | dict[str, Any] | str, margin: int = 3, s
         return None
     line, decisions = walked
     alternatives = {cv.card: goal - cv.value for cv in root.cards if cv.card not in group}
-    node_solver = node_solver or Solver(NODE_MEMORY)
+    node_solver = solver_given(node_solver, lambda: Solver(NODE_MEMORY))
     node_solver.clear()
     nodes = node_solver.solve(position, mode="all").nodes
     fails = {name: False for name in ("highest", "greedy", "cheapest")}
@@ -333,7 +333,8 @@ def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks:
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
     limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
-    return _attempts(profile, count, seed, min_tricks, max_tricks, margin, solver or Solver(64 << 20), limit)
+    return _attempts(profile, count, seed, min_tricks, max_tricks, margin,
+                     solver_given(solver, lambda: Solver(64 << 20)), limit)
 
 
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
@@ -364,7 +365,7 @@ def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = 3,
     for i, card in enumerate(record.play):
         position = play_card(position, i, card)
         positions.append(position)
-    return _mined(positions, min_tricks, max_tricks, margin, solver or Solver(64 << 20))
+    return _mined(positions, min_tricks, max_tricks, margin, solver_given(solver, lambda: Solver(64 << 20)))
 
 
 def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: int,

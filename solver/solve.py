@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from . import _core
@@ -25,7 +26,7 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "OBJECTIVES",
-           "DEFAULT_MEMORY", "MIN_MEMORY", "NO_LIMIT", "check_memory", "check_timeout"]
+           "DEFAULT_MEMORY", "MIN_MEMORY", "NO_LIMIT", "check_memory", "check_timeout", "solver_given"]
 
 SearchStopped = _core.SearchStopped
 
@@ -287,6 +288,16 @@ class Solver:
 
 
 _local = threading.local()
+
+
+def solver_given(solver: Solver | None, otherwise: Callable[[], Solver]) -> Solver:
+    """`solver`, or `otherwise()` when it is None; ValueError naming `solver` for an object
+    that has no `solve` (anything with one may stand in for a Solver)."""
+    if solver is None:
+        return otherwise()
+    if not callable(getattr(solver, "solve", None)):
+        raise ValueError(f"solver: {quoted(solver)} is not a Solver")
+    return solver
 
 
 def default_solver() -> Solver:

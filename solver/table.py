@@ -22,7 +22,7 @@ from .position import Position, PositionError, json_object, read_dealer
 from .profiles import Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES
-from .solve import Solver, default_solver
+from .solve import Solver, default_solver, solver_given
 from .text import diagram
 
 __all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of"]
@@ -205,7 +205,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
     """
     _check_full_deal(position)
     profile = position.profile
-    solver = solver or default_solver()
+    solver = solver_given(solver, default_solver)
     if dealers is None:
         dealers = (profile.seat_after(position.leader, -1),)
     if not isinstance(dealers, tuple):

@@ -12,6 +12,7 @@ from solver.batch import run_batch
 from solver.checks import check_whole, parse_size
 from solver.puzzles import generate, generate_attempts, mine
 from solver.solve import Solver
+from solver.table import table_of
 
 
 @pytest.mark.parametrize("value, least, message", [
@@ -59,6 +60,21 @@ def test_each_function_names_its_argument(call, message):
     with pytest.raises(ValueError) as err:
         call(Solver(1 << 20))
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: analyze(DEAL, s),
+    lambda s: table_of({k: v for k, v in played_deal("manille", 5).items() if k != "play"}, s),
+    lambda s: advise(VIEW, samples=2, solver=s),
+    lambda s: next(generate(MANILLE, 1, 1, solver=s)),
+    lambda s: next(mine(DEAL, solver=s)),
+], ids=["analyze", "table", "advise", "generate", "mine"])
+@pytest.mark.parametrize("solver", [0, "", [], "solver"])
+def test_an_object_that_is_no_solver_is_named(call, solver):
+    """Not quietly swapped for the default (a falsy one) nor an AttributeError from inside."""
+    with pytest.raises(ValueError) as err:
+        call(solver)
+    assert str(err.value) == f"solver: {solver!r} is not a Solver"
 
 
 HUGE = 10 ** 5000
