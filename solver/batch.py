@@ -268,41 +268,30 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
     workers ignore Ctrl-C (`dask_setup`)."""
     from distributed import LocalCluster
 
-    held: list[int] = []
-    holding = _ctrl_c_is_ours()
-    if holding:
-        signal.signal(signal.SIGINT, lambda *_: held.append(1))
-    try:
+    with _HeldCtrlC() as ctrl_c:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                                dashboard_address=":0", memory_limit=memory_limit, silence_logs=40,
                                preload=[__name__])
-    finally:
-        if holding:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-    if held:
+    if ctrl_c.held:
         cluster.close()
         raise KeyboardInterrupt
     return cluster
 
 
-def _ctrl_c_is_ours() -> bool:
-    """Does a Ctrl-C raise KeyboardInterrupt here? Only Python's own handler does, in the main
-    thread; a program's own handler is left in place."""
-    return (threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-
-
-class _CtrlCBetweenChunks:
-    """A Ctrl-C raises KeyboardInterrupt while the batch waits for its next finished chunk; one
-    that comes during a blocking call into Dask's event loop (a result fetched, a chunk handed
-    out), which Dask does not cut cleanly (it logs a failed callback), is raised as that call
-    returns, at the next wait."""
+class _HeldCtrlC:
+    """Within it, a Ctrl-C is held (`held`) rather than raised in the middle of Dask's work,
+    which Dask cannot cut cleanly (a cluster half started; a blocking call into its event loop,
+    cut there, logs a failed callback); only while `next_done` waits for a finished chunk is it
+    raised at once, and one held before is raised there. It acts only where a Ctrl-C raises
+    KeyboardInterrupt: in the main thread, under Python's own handler (a program's own handler
+    is left in place)."""
 
     def __init__(self) -> None:
         self.held = self.waiting = False
-        self.active = _ctrl_c_is_ours()
+        self.active = (threading.current_thread() is threading.main_thread()
+                       and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 
-    def __enter__(self) -> _CtrlCBetweenChunks:
+    def __enter__(self) -> _HeldCtrlC:
         if self.active:
             signal.signal(signal.SIGINT, self._pressed)
         return self
@@ -449,7 +438,7 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
             running.add(client.submit(run_chunk, job, c, options, generate, pure=False, retries=retries))
             if running.count() >= window:
                 break
-        with _CtrlCBetweenChunks() as ctrl_c:
+        with _HeldCtrlC() as ctrl_c:
             while (future := ctrl_c.next_done(running)) is not None:
                 lines = [(i, text) for i, text in future.result() if i not in done]
                 future.release()
