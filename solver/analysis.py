@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .cards import SEATS, CardError, card_name, card_points, parse_card
+from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card
 from .checks import check_whole
 from .position import IllegalPlay, Position, PositionError, json_object, read_dealer
 from .profiles import Profile
@@ -158,8 +158,10 @@ class PlayedDeal:
         if not isinstance(self.start, Position):
             raise PositionError("start", f"{quoted(self.start)} is not a Position")
         self.start.check()
-        if isinstance(self.dealer, bool) or not isinstance(self.dealer, int) or self.dealer not in range(4):
-            raise PositionError("dealer", f"{quoted(self.dealer)} is not a seat (0 to 3: N E S W)")
+        try:
+            check_seat(self.dealer)
+        except ValueError as e:
+            raise PositionError("dealer", str(e)) from None
         if not isinstance(self.play, tuple) or not all(isinstance(card, str) for card in self.play):
             raise PositionError("play", "expected a tuple of card strings")
         return PlayedDeal.from_json(self.to_json())

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .checks import check_whole
 from .quoting import quoted
 
 __all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile", "as_profile"]
@@ -55,29 +56,25 @@ class Profile:
         def refuse(field: str, problem: str) -> None:
             raise ValueError(f"Profile {self.name}: {field}: {problem}")
 
-        def whole(field: str, value: object, least: int) -> None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                refuse(field, f"{quoted(value)} is not a whole number of at least {least}")
-
         if not isinstance(self.ranks, tuple) or not 1 <= len(self.ranks) <= MAX_RANKS or \
                 len(set(self.ranks)) != len(self.ranks) or not all(isinstance(r, str) and r for r in self.ranks):
             refuse("ranks", f"expected 1 to {MAX_RANKS} different rank names, high to low")
         if not isinstance(self.points, tuple) or len(self.points) != len(self.ranks):
             refuse("points", f"expected a tuple of {len(self.ranks)} values, one per rank")
         for i, points in enumerate(self.points):
-            whole(f"points[{i}]", points, 0)
-        whole("trick_bonus", self.trick_bonus, 0)
+            check_whole(f"Profile {self.name}: points[{i}]", points, 0)
+        check_whole(f"Profile {self.name}: trick_bonus", self.trick_bonus, 0)
         if self.protected_rank is not None and self.protected_rank not in self.ranks:
             refuse("protected_rank", f"{quoted(self.protected_rank)} is not one of the ranks")
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")
         for name in ("match_target", "capot_multiplier", "no_trump_multiplier"):
-            whole(name, getattr(self, name), 1)
+            check_whole(f"Profile {self.name}: {name}", getattr(self, name), 1)
         if not isinstance(self.packets, tuple) or not self.packets:
             refuse("packets", "expected a tuple of packet sizes")
         for i, size in enumerate(self.packets):
-            whole(f"packets[{i}]", size, 1)
+            check_whole(f"Profile {self.name}: packets[{i}]", size, 1)
 
     def __repr__(self) -> str:
         return f"<Profile {self.name}>"

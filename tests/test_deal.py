@@ -276,7 +276,7 @@ class TestBadInputs:
         """Refused as it is made (tests/test_profiles.py), before any deal."""
         with pytest.raises(ValueError, match="cards_per_hand: 7, but four hands share the 32 cards"):
             dataclasses.replace(MANILLE, cards_per_hand=7)
-        with pytest.raises(ValueError, match=r"packets\[0\]: 0 is not a whole number"):
+        with pytest.raises(ValueError, match=r"packets\[0\]: 0 must be at least 1"):
             dataclasses.replace(MANILLE, packets=(0,))
 
 

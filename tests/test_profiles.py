@@ -10,16 +10,16 @@ from solver import MALILLA, MANILLE, Position, Solver
 
 @pytest.mark.parametrize("change, message", [
     (dict(points=(5, 4, 3)), "points: expected a tuple of 10 values, one per rank"),
-    (dict(points=(5, 4, 3, 2, 1, 0, 0, 0, 0, -1)), r"points\[9\]: -1 is not a whole number of at least 0"),
-    (dict(trick_bonus=-5), "trick_bonus: -5 is not a whole number of at least 0"),
+    (dict(points=(5, 4, 3, 2, 1, 0, 0, 0, 0, -1)), r"points\[9\]: -1 must be at least 0"),
+    (dict(trick_bonus=-5), "trick_bonus: -5 must be at least 0"),
     (dict(protected_rank="8"), "protected_rank: '8' is not one of the ranks"),
     (dict(ranks=MALILLA.ranks + ("1",), points=MALILLA.points + (0,), cards_per_hand=11),
      "ranks: expected 1 to 10 different rank names"),
     (dict(ranks=("7",) * 10), "ranks: expected 1 to 10 different rank names"),
     (dict(cards_per_hand=8), "cards_per_hand: 8, but four hands share the 40 cards of 10 ranks"),
-    (dict(capot_multiplier=0), "capot_multiplier: 0 is not a whole number of at least 1"),
+    (dict(capot_multiplier=0), "capot_multiplier: 0 must be at least 1"),
     (dict(packets=()), "packets: expected a tuple of packet sizes"),
-    (dict(packets=(3, 0)), r"packets\[1\]: 0 is not a whole number of at least 1"),
+    (dict(packets=(3, 0)), r"packets\[1\]: 0 must be at least 1"),
 ])
 def test_a_profile_the_engine_cannot_play_is_refused(change, message):
     with pytest.raises(ValueError, match=f"^Profile malilla: {message}"):
