@@ -11,12 +11,13 @@ that card, so a suit occupies 16 bits and higher cards sit on higher bits.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from .profiles import Profile
 from .quoting import quoted
 
 __all__ = [
-    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "card_name",
+    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name",
     "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "check_seat", "seat_name",
     "parse_suit", "partners", "mask_of", "cards_of",
 ]
@@ -63,10 +64,15 @@ def parse_cards(text: str | Iterable[str], profile: Profile) -> list[int]:
     return [parse_card(t, profile) for t in items]
 
 
+def is_card(card: object, profile: Profile) -> TypeGuard[int]:
+    """Is `card` the number of a card of `profile`'s deck (16 per suit, the profile's ranks from 0)?"""
+    return not isinstance(card, bool) and isinstance(card, int) and 0 <= card < 64 and card & 15 < len(profile.ranks)
+
+
 def card_name(card: int, profile: Profile) -> str:
     """The card's name ("7S"); ValueError for a number that is no card of the profile's deck."""
     n = len(profile.ranks)
-    if not 0 <= card < 64 or card & 15 >= n:
+    if not is_card(card, profile):
         raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
     return profile.ranks[n - 1 - (card & 15)] + SUITS[card >> 4]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _core
-from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards,
+from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
                     deck, mask_of, parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
 from .quoting import n_cards, quoted
@@ -367,7 +367,7 @@ class Position:
 
         def deal_card(card: object, where: str) -> None:
             nonlocal dealt
-            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 64 or not full >> card & 1:
+            if not is_card(card, profile):
                 raise PositionError(where, f"{quoted(card)} is not a card of the {profile.name} deck")
             if dealt >> card & 1:
                 raise PositionError(where, f"{card_name(card, profile)} appears twice")
@@ -558,8 +558,7 @@ class Position:
                 card = parse_card(card, self.profile)
             except CardError as e:
                 raise IllegalPlay("card", str(e)) from None
-        elif isinstance(card, bool) or not isinstance(card, int) or not (
-                0 <= card < 64 and card % 16 < len(self.profile.ranks)):
+        elif not is_card(card, self.profile):
             raise IllegalPlay("card", f"{quoted(card)} is not a card of the {self.profile.name} deck")
         return self._play(card, "card")
 
