@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
+from .failures import writing
 from .position import Position, blank_line, json_object
 from .profiles import get_profile
 from .quoting import quoted
@@ -443,13 +444,9 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
                 lines = [(i, text) for i, text in future.result() if i not in done]
                 future.release()
                 if lines:
-                    try:
+                    with writing(out_path) if out_path else contextlib.nullcontext():
                         sink.write("".join(text + "\n" for _, text in lines))
                         sink.flush()
-                    except OSError as e:
-                        if out_path:   # named by the file written (Python names none)
-                            raise OSError(e.errno, e.strerror, out_path) from None
-                        raise
                     for i, text in lines:
                         done.add(i)
                         if stats is not None:

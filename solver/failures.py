@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+from collections.abc import Iterator
 from pathlib import Path
 
 # the errors of writing to a full or limited device: without a file name, standard output's
@@ -27,10 +29,17 @@ def os_failure(error: OSError) -> str:
     return problem
 
 
-def write_file(path: str | Path, text: str) -> None:
-    """Write `text` as the whole UTF-8 file `path`; a failure names the file (a failed write
-    of Python's own does not)."""
+@contextlib.contextmanager
+def writing(path: str | Path) -> Iterator[None]:
+    """Writes to the file `path` within it: a failure names the file (a failed write of
+    Python's own does not)."""
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        yield
     except OSError as e:
         raise OSError(e.errno, e.strerror, e.filename or str(path)) from None
+
+
+def write_file(path: str | Path, text: str) -> None:
+    """Write `text` as the whole UTF-8 file `path`; a failure names the file."""
+    with writing(path):
+        Path(path).write_text(text, encoding="utf-8")
