@@ -18,8 +18,8 @@ from .quoting import quoted
 
 __all__ = [
     "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name",
-    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "check_seat", "seat_name",
-    "parse_suit", "partners", "mask_of", "cards_of",
+    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
+    "seat_name", "parse_suit", "partners", "mask_of", "cards_of",
 ]
 
 SUITS = ("S", "H", "D", "C")
@@ -125,9 +125,14 @@ def parse_seat(text: object) -> int:
     return SEATS.index(text.upper())
 
 
+def is_seat(seat: object) -> TypeGuard[int]:
+    """Is `seat` a seat index (0-3)?"""
+    return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < 4
+
+
 def check_seat(seat: int) -> int:
     """`seat` itself when it is a seat index 0-3, else ValueError."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+    if not is_seat(seat):
         raise ValueError(f"{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
     return seat
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
-                    deck, mask_of, parse_card, parse_seat, parse_suit, partners)
+                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, partners)
 from .profiles import Profile, get_profile
 from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
@@ -381,8 +381,7 @@ class Position:
                 raise PositionError(f"hands.{SEATS[seat]}", f"{card_name(twice, profile)} appears twice")
             dealt |= mask
         for name, given in (("leader", self.leader), ("first_leader", self.first_leader)):
-            if (given is not None or name == "leader") and (
-                    isinstance(given, bool) or not isinstance(given, int) or given not in range(4)):
+            if not is_seat(given) and (given is not None or name == "leader"):
                 raise PositionError(name, f"{quoted(given)} is not a seat (0 to 3: N E S W)")
         if not isinstance(self.trick, tuple) or len(self.trick) > 3:
             raise PositionError("trick", "expected at most 3 cards")
