@@ -76,6 +76,8 @@ __all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rat
 ATTEMPTS_PER_PUZZLE = 2000
 TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
 NODE_MEMORY = 16 << 20
+SEARCH_MEMORY = 64 << 20
+"""The table bound of the solver that searches deals for puzzles when none is given."""
 
 
 @dataclass(frozen=True)
@@ -334,7 +336,7 @@ def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks:
         check_whole("max_attempts", max_attempts, 1)
     limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
     return _attempts(profile, count, seed, min_tricks, max_tricks, margin,
-                     solver_given(solver, lambda: Solver(64 << 20)), limit)
+                     solver_given(solver, lambda: Solver(SEARCH_MEMORY)), limit)
 
 
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
@@ -365,7 +367,7 @@ def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = 3,
     for i, card in enumerate(record.play):
         position = play_card(position, i, card)
         positions.append(position)
-    return _mined(positions, min_tricks, max_tricks, margin, solver_given(solver, lambda: Solver(64 << 20)))
+    return _mined(positions, min_tricks, max_tricks, margin, solver_given(solver, lambda: Solver(SEARCH_MEMORY)))
 
 
 def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: int,
