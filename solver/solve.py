@@ -13,8 +13,8 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
