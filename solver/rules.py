@@ -13,15 +13,20 @@ NO_TRUMP_INDEX = 4
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 
 
-@lru_cache(maxsize=None)
 def core_rules(profile: Profile, capot: bool = False) -> _core.Rules:
-    """The core's flags for `profile` (capot: rank a capot above a plain total)."""
+    """The core's flags for `profile` (capot: rank a capot above a plain total,
+    which changes the flags only where a capot scores more than its points)."""
+    return _built_rules(profile, bool(capot) and profile.capot_multiplier > 1)
+
+
+@lru_cache(maxsize=None)
+def _built_rules(profile: Profile, capot: bool) -> _core.Rules:
+    """`core_rules`, built once for each distinct set of flags."""
     strengths = tuple(reversed(profile.points))
     protected = -1
     if profile.protected_rank is not None:
         protected = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
-    return _core.Rules(strengths, profile.trick_bonus, profile.step, protected,
-                       profile.undertrump_ban, capot and profile.capot_multiplier > 1)
+    return _core.Rules(strengths, profile.trick_bonus, profile.step, protected, profile.undertrump_ban, capot)
 
 
 def trump_index(trump: str) -> int:

@@ -6,6 +6,7 @@ import dataclasses
 import pytest
 
 from solver import MALILLA, MANILLE, Position, Solver
+from solver.rules import core_rules
 
 
 @pytest.mark.parametrize("change, message", [
@@ -32,3 +33,9 @@ def test_a_variant_of_a_shipped_game_plays_by_its_own_points():
     position = Position(variant, "S", (1 << 7, 1 << 6, 1 << 5, 1 << 4), 0)
     assert Solver(1 << 20).solve(position).value == 15
     assert Solver(1 << 20).solve(dataclasses.replace(position, profile=MANILLE)).value == 14
+
+
+def test_a_game_s_core_flags_are_built_once_for_each_distinct_set():
+    """A capot changes the flags only where it scores more than its points (Manille's, not Malilla's)."""
+    assert core_rules(MALILLA) is core_rules(MALILLA, False) is core_rules(MALILLA, capot=True)
+    assert core_rules(MANILLE, True) is core_rules(MANILLE, capot=True) is not core_rules(MANILLE)
