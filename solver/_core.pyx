@@ -14,7 +14,6 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from posix.mman cimport mmap, munmap, PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_FAILED
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from itertools import zip_longest
 
 
 cdef extern from "<stdlib.h>":
@@ -42,33 +41,51 @@ include "core/search.pxi"
 include "core/root.pxi"
 
 
-cdef void fill_slot_diff(RuleFlags* r, tuple points_by_strength):
+cdef void fill_slot_diff(RuleFlags* r, const int* points_by_strength) noexcept:
     """`slot_diff` for every two sets a, b of one suit's cards with points (bit
     j: strength nlow + j): card by card from the top, what a's cards are worth
     more than b's (low byte) and less (high byte), a worthless low card
     standing where a set has run out."""
-    cdef int a, b
-    tops = [[points_by_strength[r.nlow + j] for j in reversed(range(r.suit_high)) if (a >> j) & 1]
-            for a in range(1 << r.suit_high)]
+    cdef const int* pts = points_by_strength + r.nlow
+    cdef int a, b, i, j, d, more, less
     for a in range(1 << r.suit_high):
         for b in range(1 << r.suit_high):
-            diffs = [x - y for x, y in zip_longest(tops[a], tops[b], fillvalue=0)]
-            r.slot_diff[(a << r.suit_high) | b] = sum(d for d in diffs if d > 0) - (sum(d for d in diffs if d < 0) << 8)
+            more = 0
+            less = 0
+            i = j = r.suit_high - 1
+            while True:
+                while i >= 0 and not (a >> i) & 1:
+                    i -= 1
+                while j >= 0 and not (b >> j) & 1:
+                    j -= 1
+                if i < 0 and j < 0:
+                    break
+                d = (pts[i] if i >= 0 else 0) - (pts[j] if j >= 0 else 0)
+                if d > 0:
+                    more += d
+                else:
+                    less -= d
+                i -= 1
+                j -= 1
+            r.slot_diff[(a << r.suit_high) | b] = more + (less << 8)
 
 
 cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, int step,
                      int protected_strength, bint undertrump_ban, bint capot):
     cdef int s, k, m, total
     cdef int n = len(points_by_strength)
+    cdef int points[10]
+    for k in range(n):
+        points[k] = points_by_strength[k]
     memset(r, 0, sizeof(RuleFlags))
     for s in range(4):
         for k in range(n):
-            r.pts[s * 16 + k] = points_by_strength[k]
+            r.pts[s * 16 + k] = points[k]
     for m in range(1024):
         total = 0
         for k in range(min(n, 10)):
             if (m >> k) & 1:
-                total += points_by_strength[k]
+                total += points[k]
         r.suit_pts[m] = total
     r.trick_bonus = trick_bonus
     r.step = step
@@ -79,7 +96,7 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.undertrump_ban = undertrump_ban
     r.capot = capot
     r.nlow = 0
-    while r.nlow < n and points_by_strength[r.nlow] == 0:
+    while r.nlow < n and points[r.nlow] == 0:
         r.nlow += 1
     r.suit_high = n - r.nlow
     if 4 * r.suit_high > 64 - HOLDER_BITS:
@@ -89,14 +106,14 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
         raise ValueError("card points above 7 are not supported")
     for s in range(4):
         for k in range(n):
-            r.by_points[points_by_strength[k]] |= bit(s * 16 + k)
+            r.by_points[points[k]] |= bit(s * 16 + k)
             for m in range(3):
-                if (points_by_strength[k] >> m) & 1:
+                if (points[k] >> m) & 1:
                     r.point_bits[m] |= bit(s * 16 + k)
             if k >= r.nlow:
                 r.high |= bit(s * 16 + k)
     r.protected_high = pext64(r.protected, r.high)
-    fill_slot_diff(r, points_by_strength)
+    fill_slot_diff(r, points)
     # a quasi-symmetric position's cards play alike but for their points
     # only where the protected card, if any, is the top of its suit; and the
     # deal score's capot is not a sum of card points
