@@ -75,6 +75,8 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     cdef int s, k, m, total
     cdef int n = len(points_by_strength)
     cdef int points[10]
+    if n > 10:
+        raise ValueError("at most 10 ranks per suit")
     for k in range(n):
         points[k] = points_by_strength[k]
     memset(r, 0, sizeof(RuleFlags))
@@ -83,7 +85,7 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
             r.pts[s * 16 + k] = points[k]
     for m in range(1024):
         total = 0
-        for k in range(min(n, 10)):
+        for k in range(n):
             if (m >> k) & 1:
                 total += points[k]
         r.suit_pts[m] = total
@@ -126,8 +128,6 @@ cdef class Rules:
 
     def __init__(self, tuple points_by_strength, int trick_bonus, int step,
                  int protected_strength, bint undertrump_ban, bint capot=False):
-        if len(points_by_strength) > 10:
-            raise ValueError("at most 10 ranks per suit")
         fill_rules(&self.r, points_by_strength, trick_bonus, step, protected_strength,
                    undertrump_ban, capot)
 
