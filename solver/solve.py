@@ -198,7 +198,7 @@ class Solver:
         capot = objective == "score"
         rules = core_rules(position.profile, capot)
         hands, trump, leader, trick, led, won = position.core_state()
-        signature = (position.profile, trump, capot)
+        signature = (rules, trump)   # one profile's flags are one object (core_rules), the capot's included
         goal = 0
         if target is not None:   # exactly in "target" mode
             goal = self._target_points(position, target, capot)

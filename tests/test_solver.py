@@ -296,6 +296,18 @@ class TestTable:
         again = solver.solve(position).nodes
         assert warm < cold and again == cold
 
+    def test_table_is_kept_across_objectives_only_where_the_flags_agree(self) -> None:
+        """Malilla's deal score searches as its points do, so it reuses their table;
+        Manille's ranks a capot apart, so its table starts afresh."""
+        for profile, kept in ((MALILLA, True), (MANILLE, False)):
+            position = Position.from_json(deal(profile, 4).to_position_json())
+            solver = Solver()
+            solver.solve(position)
+            after_points = solver.solve(position, objective="score")
+            cold = Solver().solve(position, objective="score")
+            assert after_points.values == cold.values
+            assert (after_points.nodes < cold.nodes) if kept else (after_points.nodes == cold.nodes)
+
     def test_table_grows_and_keeps_entries(self) -> None:
         position = Position.from_json(deal(MALILLA, 3).to_position_json())
         solver = Solver(1 << 25)
