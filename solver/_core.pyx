@@ -192,6 +192,26 @@ def trick_winner(tuple trick, int trump):
     return winner_index(cards, checked_cards(trick, 4, cards), trump)
 
 
+def cards_mask(tuple trick, tuple history):
+    """The mask of the cards of `trick` and of `history`'s tricks (tuples), or -1
+    when one is not an int from 0 to 63 or comes twice."""
+    cdef uint64_t mask = 0
+    cdef object card, t
+    cdef long long c
+    for t in (trick,) + history:
+        for card in <tuple>t:
+            if type(card) is not int:
+                return -1
+            try:
+                c = card
+            except OverflowError:
+                return -1
+            if c < 0 or c > 63 or (mask >> c) & 1:
+                return -1
+            mask |= bit(<int>c)
+    return mask
+
+
 def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):
     """Runs of equivalent cards among `moves`, each highest first."""
     cdef dict groups = {}

@@ -11,13 +11,14 @@ that card, so a suit occupies 16 bits and higher cards sit on higher bits.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TypeGuard
 
 from .profiles import Profile
 from .quoting import quoted
 
 __all__ = [
-    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name",
+    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name", "card_names",
     "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
     "seat_name", "parse_suit", "partners", "mask_of", "cards_of",
 ]
@@ -75,6 +76,13 @@ def card_name(card: int, profile: Profile) -> str:
     if not is_card(card, profile):
         raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
     return profile.ranks[n - 1 - (card & 15)] + SUITS[card >> 4]
+
+
+@lru_cache(maxsize=None)
+def card_names(profile: Profile) -> tuple[str, ...]:
+    """The name of each card number from 0 to 63 ("" for a number that is no card of the deck),
+    for naming many cards known to be of the deck."""
+    return tuple(card_name(c, profile) if is_card(c, profile) else "" for c in range(64))
 
 
 def card_suit(card: int) -> int:

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 from . import _core
@@ -364,15 +365,6 @@ class Position:
             raise PositionError("hands", "expected four card masks (N, E, S, W)")
         full = _deck_mask(profile)
         dealt = 0
-
-        def deal_card(card: object, where: str) -> None:
-            nonlocal dealt
-            if not is_card(card, profile):
-                raise PositionError(where, f"{quoted(card)} is not a card of the {profile.name} deck")
-            if dealt >> card & 1:
-                raise PositionError(where, f"{card_name(card, profile)} appears twice")
-            dealt |= 1 << card
-
         for seat, mask in enumerate(self.hands):
             if isinstance(mask, bool) or not isinstance(mask, int) or mask < 0 or mask & ~full:
                 raise PositionError(f"hands.{SEATS[seat]}", f"not a mask of cards of the {profile.name} deck")
@@ -385,20 +377,33 @@ class Position:
                 raise PositionError(name, f"{quoted(given)} is not a seat (0 to 3: N E S W)")
         if not isinstance(self.trick, tuple) or len(self.trick) > 3:
             raise PositionError("trick", "expected at most 3 cards")
-        for i, card in enumerate(self.trick):
-            deal_card(card, f"trick[{i}]")
         if isinstance(self.led, bool) or self.led not in range(16):
             raise PositionError("led_suits", f"{quoted(self.led)} is not a set of suits (a mask of 4 bits)")
-        for i, trick in enumerate(self.history or ()):
+        history = self.history or ()
+        for i, trick in enumerate(history):
             if not isinstance(trick, tuple) or len(trick) != 4:
                 raise PositionError(f"history[{i}]", "expected a completed trick of 4 cards")
-            for j, card in enumerate(trick):
-                deal_card(card, f"history[{i}][{j}]")
+        played = _core.cards_mask(self.trick, history)
+        if played < 0 or played & (dealt | ~full):
+            self._check_played_cards(dealt)
         self._read_pending(self.pending_doubling, profile)
         self.check_sizes()
         self._check_trick()
         if self.history is not None:
             self._check_history(self.history)
+
+    def _check_played_cards(self, dealt: int) -> None:
+        """Raise `PositionError` at the place of the first card of the trick or the history that
+        is no card of the deck, or is `dealt` already, or comes twice."""
+        profile = self.profile
+        places = [f"trick[{i}]" for i in range(len(self.trick))]
+        places += [f"history[{i}][{j}]" for i in range(len(self.history or ())) for j in range(4)]
+        for where, card in zip(places, self.trick + tuple(chain.from_iterable(self.history or ()))):
+            if not is_card(card, profile):
+                raise PositionError(where, f"{quoted(card)} is not a card of the {profile.name} deck")
+            if dealt >> card & 1:
+                raise PositionError(where, f"{card_name(card, profile)} appears twice")
+            dealt |= 1 << card
 
     def _check_history(self, history: tuple[tuple[int, ...], ...]) -> None:
         """The history holds every completed trick, and the first leader is the one it leads back to."""
@@ -412,7 +417,7 @@ class Position:
 
     def check_sizes(self) -> None:
         """Raise `PositionError` unless the hand sizes fit the trick in progress."""
-        sizes = [bin(h).count("1") for h in self.hands]
+        sizes = [h.bit_count() for h in self.hands]
         if max(sizes) > self.profile.cards_per_hand:
             raise PositionError("hands", f"a {self.profile.name} hand holds at most "
                                 f"{self.profile.cards_per_hand} cards")
@@ -430,8 +435,8 @@ class Position:
         for s, c in zip(played, self.trick):
             hands[s] |= 1 << c
         for i, (s, c) in enumerate(zip(played, self.trick)):
-            state = replace(self, hands=_four(hands), trick=self.trick[:i])
-            state._require_legal(c, f"trick[{i}]")
+            before = Position(self.profile, self.trump, _four(hands), self.leader, self.trick[:i], self.led)
+            before._require_legal(c, f"trick[{i}]")
             hands[s] &= ~(1 << c)
 
     def _leaders(self, history: Sequence[Sequence[int]]) -> list[int]:
@@ -454,7 +459,7 @@ class Position:
         for j, c in enumerate(self.trick):
             hands[profile.seat_after(self.leader, j)] |= 1 << c
         for s in range(4):
-            n = bin(hands[s]).count("1")
+            n = hands[s].bit_count()
             if n != self.profile.cards_per_hand:
                 raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
@@ -474,7 +479,7 @@ class Position:
     @property
     def tricks_played(self) -> int:
         """Completed tricks, counted from the hand sizes."""
-        return self.profile.cards_per_hand - max(bin(h).count("1") for h in self.hands)
+        return self.profile.cards_per_hand - max(h.bit_count() for h in self.hands)
 
     @property
     def played_field(self) -> str | None:
@@ -538,8 +543,8 @@ class Position:
 
     def legal_mask(self) -> tuple[int, int, int]:
         """(mask of legal cards, reason code, winning card) from the core."""
-        hands, trump, leader, trick, led, _ = self.core_state()
-        return _core.legal_moves(core_rules(self.profile), hands, trump, leader, trick, led)
+        return _core.legal_moves(core_rules(self.profile), self.hands, trump_index(self.trump), self.leader,
+                                 self.trick, self.led)
 
     def legal_moves(self) -> list[str]:
         """The cards the player to move may play, sorted as strings."""
@@ -563,11 +568,10 @@ class Position:
 
     def _require_legal(self, card: int, where: str) -> None:
         seat = self.to_move
-        name = card_name(card, self.profile)
         if self.is_over:
-            raise IllegalPlay(where, f"the deal is over: {name} cannot be played")
+            raise IllegalPlay(where, f"the deal is over: {card_name(card, self.profile)} cannot be played")
         if not self.hands[seat] >> card & 1:
-            raise IllegalPlay(where, f"{SEATS[seat]} does not hold {name}")
+            raise IllegalPlay(where, f"{SEATS[seat]} does not hold {card_name(card, self.profile)}")
         mask, reason, winning = self.legal_mask()
         if not mask >> card & 1:
             raise IllegalPlay(where, refusal(seat, card, mask, reason, winning, self.trick, self.profile))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
-from .cards import card_name, sort_key
+from .cards import card_names, sort_key
 from .checks import check_whole
 from .position import Position, PositionError
 from .quoting import quoted
@@ -273,12 +273,13 @@ class Solver:
                 cards = cards[:1]
         cards.sort(key=lambda cv: (-cv[1], sort_key(cv[0])))
         top = best_value if best_value is not None else 0
+        names = card_names(profile)
         return Solution(
             value=best_value,
             side=SIDE_NAMES[position.to_move & 1],
-            cards=tuple(CardValue(card_name(c, profile), v, top - v) for c, v in cards),
-            groups=tuple(tuple(card_name(c, profile) for c in g) for g in groups),
-            line=tuple(card_name(c, profile) for c in line),
+            cards=tuple(CardValue(names[c], v, top - v) for c, v in cards),
+            groups=tuple(tuple(names[c] for c in g) for g in groups),
+            line=tuple(names[c] for c in line),
             nodes=nodes,
             mode=mode,
             objective=objective,

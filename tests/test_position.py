@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import reference as ref
 from conftest import load_vectors, played_deal
-from solver import MANILLE, IllegalPlay, Position, PositionError, get_profile
+from solver import MANILLE, IllegalPlay, Position, PositionError, _core, get_profile
+from solver.cards import card_name, card_names, is_card
 from solver.solve import Solver
 
 
@@ -111,6 +112,14 @@ class TestNotation:
     def test_hands_as_lists(self):
         listed = malilla({k: v.split() for k, v in self.BASE.items()}, trump="D")
         assert Position.from_json(listed) == Position.from_json(malilla(self.BASE, trump="D"))
+
+    @pytest.mark.parametrize("game", ["malilla", "manille"])
+    def test_the_table_of_card_names_is_card_name(self, game):
+        profile = get_profile(game)
+        names = card_names(profile)
+        assert len(names) == 64 and sum(1 for n in names if n) == 4 * len(profile.ranks)
+        for c in range(64):
+            assert names[c] == (card_name(c, profile) if is_card(c, profile) else "")
 
 
 # ---------------------------------------------------------------- JSON round trip
@@ -906,6 +915,12 @@ class TestPositionBuiltByHand:
         (dict(trump="s"), "trump", "'s': a Position writes it 'S'"),
         (dict(led=99), "led_suits", "99 is not a set of suits (a mask of 4 bits)"),
         (dict(history=((16, 17, 18, 1),)), "history[0][3]", "8S appears twice"),
+        (dict(history=((16, 17, 18, 19), (20, 21, 17, 22))), "history[1][2]", "8H appears twice"),
+        (dict(hands=(1, 2, 4, 0), trick=(True,)), "trick[0]", "True is not a card of the manille deck"),
+        (dict(history=((16, 17, 18, -1),)), "history[0][3]", "-1 is not a card of the manille deck"),
+        (dict(history=((16, 17, 1 << 70, 19),)), "history[0][2]",
+         f"{1 << 70} is not a card of the manille deck"),
+        (dict(history=((16, "7H", 18, 19),)), "history[0][1]", "'7H' is not a card of the manille deck"),
         (dict(history=((16, 17, 18),)), "history[0]", "expected a completed trick of 4 cards"),
         (dict(pending_doubling=True, profile=get_profile("malilla")), "pending_doubling",
          "malilla has no doubling after a tie"),
@@ -921,6 +936,28 @@ class TestPositionBuiltByHand:
         with pytest.raises(PositionError) as err:
             Solver(1 << 20).solve(position)
         assert (err.value.field, err.value.problem) == (field, problem)
+
+    @given(st.lists(st.one_of(st.integers(-2, 66), st.booleans(), st.just(1 << 70), st.just("7S")), max_size=3),
+           st.lists(st.lists(st.integers(0, 63), min_size=4, max_size=4), max_size=4))
+    def test_the_cards_mask_of_the_trick_and_history_is_that_of_distinct_cards_or_minus_one(self, trick, history):
+        """The fast read of the played cards that `check` makes; anything else sends it to the
+        card-by-card read that names the bad card."""
+        cards = trick + [c for t in history for c in t]
+        plain = all(type(c) is int and 0 <= c < 64 for c in cards) and len(set(cards)) == len(cards)
+        expected = sum(1 << c for c in cards) if plain else -1
+        assert _core.cards_mask(tuple(trick), tuple(tuple(t) for t in history)) == expected
+
+    def test_a_card_of_an_int_type_of_its_own_is_read_as_its_number(self):
+        class Number(int):
+            pass
+
+        position = Position.from_json({k: v for k, v in played_deal("manille", 3).items() if k != "play"})
+        for _ in range(5):
+            position = position.play(position.legal_moves()[0])
+        own = replace(position, trick=tuple(Number(c) for c in position.trick),
+                      history=tuple(tuple(Number(c) for c in t) for t in position.history))
+        own.check()
+        assert Solver(1 << 20).solve(own).values == Solver(1 << 20).solve(position).values
 
     def test_a_history_and_first_leader_that_disagree_with_the_play_are_refused(self):
         """Either would change the points won so far, and so a score."""
