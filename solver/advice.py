@@ -49,7 +49,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from . import _core
@@ -231,7 +232,7 @@ class View:
                 mask, _, _ = _core.legal_moves(rules, tuple(hands), tindex, leader, trick, led)
                 if not mask >> c & 1:
                     excluded[s] |= 1 << u
-        out = View(**{**self.__dict__, "excluded": tuple(excluded)})
+        out = replace(self, excluded=(excluded[0], excluded[1], excluded[2], excluded[3]))
         if count_layouts(out) == 0:
             raise AdviceError("no layout of the unseen cards fits the play and the hand sizes")
         return out
@@ -249,16 +250,31 @@ class View:
     def hidden(self) -> tuple[int, ...]:
         return tuple(s for s in range(4) if s != self.seat)
 
+    @cached_property
+    def _layout_tables(self) -> tuple[list, list[dict]]:
+        """`_completions` of this view, worked out once."""
+        return _completions(self)
+
+    @cached_property
+    def _choice_memo(self) -> dict:
+        """The splits `_choices` has worked out for this view."""
+        return {}
+
+    @cached_property
+    def _follows(self) -> tuple[tuple[int, tuple[int, ...], int, int, int, int], ...]:
+        """The cards the hidden seats played to a trick already led, each as (seat, trick so far,
+        leader, led, card, the card and those its player played after it): what `consistent` replays."""
+        later = self._later()
+        return tuple((s, trick, leader, led, c, later[i] | 1 << c)
+                     for i, s, trick, leader, led, c in self._replay_states() if s != self.seat and trick)
+
     def consistent(self, hands: tuple[int, int, int, int]) -> bool:
         """Whether every card of the play was legal with these current hands (the rules engine)."""
         rules = core_rules(self.profile)
         tindex = trump_index(self.trump)
-        later = self._later()
-        for i, s, trick, leader, led, c in self._replay_states():
-            if s == self.seat or not trick:
-                continue
+        for s, trick, leader, led, c, played in self._follows:
             h = [0, 0, 0, 0]
-            h[s] = hands[s] | later[i] | 1 << c
+            h[s] = hands[s] | played
             mask, _, _ = _core.legal_moves(rules, tuple(h), tindex, leader, trick, led)
             if not mask >> c & 1:
                 return False
@@ -333,28 +349,39 @@ def _completions(view: View) -> tuple[list, list[dict]]:
 
 def count_layouts(view: View) -> int:
     """Layouts of the unseen cards respecting the sizes and the per-card inferences."""
-    groups, tables = _completions(view)
+    groups, tables = view._layout_tables
     return tables[0].get(_needs(view), 0)
 
 
-def sample_layout(view: View, rng: random.Random, _cache: dict | None = None) -> tuple[int, int, int, int]:
-    """One layout drawn uniformly among those `count_layouts` counts (current hands, all four seats)."""
-    groups, tables = _cache["c"] if _cache and "c" in _cache else _completions(view)
-    if _cache is not None:
-        _cache["c"] = (groups, tables)
-    need = _needs(view)
-    hands = list(view.fixed)
-    hands[view.seat] = view.hand
-    for g, (allowed, cards) in enumerate(groups):
-        options = []
+def _choices(view: View, g: int, need: tuple[int, int, int]) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """How group g's cards can split among the hidden seats when they still need `need`, and
+    the layouts of groups g.. each split leaves (its weight in a uniform draw); kept on the view."""
+    key = (g, need)
+    if key not in view._choice_memo:
+        groups, tables = view._layout_tables
+        allowed, cards = groups[g]
+        splits, weights = [], []
         for split in _splits(len(cards), allowed, view.hidden):
             rest = (need[0] - split[0], need[1] - split[1], need[2] - split[2])
             if min(rest) >= 0:
                 w = _ways(len(cards), split) * tables[g + 1].get(rest, 0)
                 if w:
-                    options.append((split, w))
-        pick = rng.randrange(sum(w for _, w in options))
-        for split, w in options:
+                    splits.append(split)
+                    weights.append(w)
+        view._choice_memo[key] = (splits, weights)
+    return view._choice_memo[key]
+
+
+def sample_layout(view: View, rng: random.Random) -> tuple[int, int, int, int]:
+    """One layout drawn uniformly among those `count_layouts` counts (current hands, all four seats)."""
+    groups, _ = view._layout_tables
+    need = _needs(view)
+    hands = list(view.fixed)
+    hands[view.seat] = view.hand
+    for g, (_, cards) in enumerate(groups):
+        splits, weights = _choices(view, g, need)
+        pick = rng.randrange(sum(weights))
+        for split, w in zip(splits, weights):
             if pick < w:
                 break
             pick -= w
@@ -481,9 +508,8 @@ def advice_steps(view: View | dict[str, Any] | str, samples: int = 100, seed: in
 def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,
                   max_attempts: int | None, timeout: float | None) -> Iterator[Advice | None]:
     rng = random.Random(seed)
-    cache: dict = {}
     layouts = count_layouts(view)
-    legal, _, _ = view.position(sample_layout(view, random.Random(seed), cache)).legal_mask()
+    legal, _, _ = view.position(sample_layout(view, random.Random(seed))).legal_mask()
     values: dict[str, list[int]] = {card_name(c, view.profile): [] for c in cards_of(legal)}
     limit = max_attempts if max_attempts is not None else 100 * samples
     attempts = rejected = 0
@@ -493,7 +519,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
             raise AdviceError(f"{rejected} of {attempts} drawn layouts contradicted the play "
                               f"(max_attempts {limit}): too few consistent layouts were found")
         attempts += 1
-        hands = sample_layout(view, rng, cache)
+        hands = sample_layout(view, rng)
         if not view.consistent(hands):
             rejected += 1
             yield None
@@ -545,13 +571,12 @@ def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int 
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
     rng = random.Random(seed)
-    cache: dict = {}
     out: list[tuple[int, int, int, int]] = []
     limit = max_attempts if max_attempts is not None else 100 * count
     for _ in range(limit):
         if len(out) == count:
             break
-        hands = sample_layout(view, rng, cache)
+        hands = sample_layout(view, rng)
         if view.consistent(hands):
             out.append(hands)
     if len(out) < count:

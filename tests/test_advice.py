@@ -7,11 +7,13 @@ import itertools
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from conftest import played_deal, start_of
 from solver import Position
+from solver import advice as advice_module
 from solver.advice import (View, advice_steps, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
 from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
@@ -252,6 +254,24 @@ def test_sampling_is_uniform_among_consistent_layouts():
     dof = len(layouts) - 1
     # chi-square with dof degrees of freedom: mean dof, sd sqrt(2 dof); 5 sd is far out
     assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+def test_a_view_works_out_its_layout_tables_once(monkeypatch):
+    """Counting and every draw read the tables the view keeps; the draws stay those of the seed."""
+    view = _small_view()
+    before = consistent_layouts(view, 30, seed=5)
+    fresh = replace(view)   # the same view, with nothing worked out yet
+    calls = []
+    counted = advice_module._completions
+
+    def counting(v):
+        calls.append(v)
+        return counted(v)
+
+    monkeypatch.setattr(advice_module, "_completions", counting)
+    assert count_layouts(fresh) == count_layouts(view)
+    assert consistent_layouts(fresh, 30, seed=5) == before
+    assert len(calls) == 1
 
 
 def test_the_same_seed_gives_the_same_advice():
