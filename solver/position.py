@@ -394,7 +394,8 @@ class Position:
 
     def _check_played_cards(self, dealt: int) -> None:
         """Raise `PositionError` at the place of the first card of the trick or the history that
-        is no card of the deck, or is `dealt` already, or comes twice."""
+        is no card of the deck, or is `dealt` already, or comes twice; cards that are none of these
+        (an int of a type of its own, which `cards_mask` refuses) pass."""
         profile = self.profile
         places = [f"trick[{i}]" for i in range(len(self.trick))]
         places += [f"history[{i}][{j}]" for i in range(len(self.history or ())) for j in range(4)]
