@@ -332,6 +332,8 @@ cdef class Core:
         if signature != self.signature or other_deal(X):
             self.clear()
             self.signature = signature
+        if X.tt.used == 0:
+            tt_reserve(&X.tt, popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]))
         for i in range(4):
             X.tt.holders[i] |= X.st.hands[i] & X.rules.high
         X.stop = 0

@@ -321,6 +321,25 @@ class TestTable:
         solver.clear()
         assert solver.stats["slots_in_use"] == first_slots and solver.stats["entries"] == 0
 
+    @pytest.mark.parametrize(("profile", "cards_played", "start"),
+                             [(MALILLA, 0, 8), (MALILLA, 1, 4), (MALILLA, 2, 2), (MALILLA, 3, 1), (MANILLE, 0, 1)],
+                             ids=["malilla-40", "malilla-39", "malilla-38", "malilla-37", "manille-32"])
+    def test_an_empty_table_starts_at_the_size_of_the_search(self, profile, cards_played, start) -> None:
+        """A search of more than 37 cards in the hands starts an empty table twice as large
+        for each card above 37 (a whole Malilla deal at 8 times the cleared size), within
+        the table's bound; a smaller search after it leaves the table as large."""
+        position = played_out(profile, 5, 0, cards_played)
+        solver = Solver(1 << 25)
+        cleared = solver.stats["slots_in_use"]
+        reached = solver.solve(position, mode="target", target=0)   # a question of a handful of nodes
+        assert reached.reached and reached.nodes < 100
+        assert solver.stats["slots_in_use"] == start * cleared
+        solver.solve(position.play(position.legal_moves()[0]), mode="target", target=0)
+        assert solver.stats["slots_in_use"] == start * cleared
+        small = Solver(1 << 20)
+        small.solve(position, mode="target", target=0)
+        assert small.stats["slots_in_use"] == min(start * cleared, small.stats["slots"])
+
     def test_quasi_symmetric_bounds_only_where_sound(self) -> None:
         """Entries of quasi-symmetric positions answer boundaries when points are the objective,
         never under the deal score, where a capot is not a sum of card points."""

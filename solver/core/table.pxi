@@ -14,6 +14,7 @@ cdef extern from *:
 cdef enum:
     BUCKET_BYTES = sizeof(Bucket)
     FIRST_BUCKETS = 4096    # buckets in use after a clear; the table doubles from there
+    RESERVE_FROM = 37       # each card in the hands above it doubles an empty table's start (tt_reserve)
 
 
 # the table key's holder bits: one per card in play (see table_key)
@@ -123,6 +124,18 @@ cdef void tt_grow(Table* t) noexcept nogil:
                 k[1] = key_word(&moving[j], 1)
                 e = tt_slot(t, bucket_of(t, shape_hash(k)))
                 e[0] = moving[j]
+
+
+cdef void tt_reserve(Table* t, int cards) noexcept nogil:
+    """Size an empty table for a search of `cards` cards in the hands: a
+    whole deal's search fills several times the buckets a cleared table
+    starts with, so it starts with them rather than growing (and losing
+    entries to full buckets) on the way; smaller searches keep the small
+    table that stays in the cache."""
+    cdef uint64_t want = t.initial << (cards - RESERVE_FROM) if cards > RESERVE_FROM else 0
+    while t.active < want and t.active < t.nbuckets:
+        memset(&t.buckets[t.active], 0, t.active * BUCKET_BYTES)
+        t.active *= 2
 
 
 cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
