@@ -212,6 +212,28 @@ def cards_mask(tuple trick, tuple history):
     return mask
 
 
+def replay(Rules rules, tuple hands, int trump, int leader, tuple cards):
+    """How many of `cards` (ints), played in order from the start of a deal
+    (`hands`, `leader` to lead, no suit led yet), are each held by the player
+    to move and legal there: len(cards) when every one is."""
+    cdef State st
+    cdef int i, c, seat, reason, winning
+    fill_state(&st, hands, trump, leader, (), 0, 0)
+    for i in range(len(cards)):
+        c = cards[i]
+        seat = to_move(&rules.r, &st)
+        if not 0 <= c < 64 or not (legal_mask(&rules.r, &st, seat, &reason, &winning) >> c) & 1:
+            return i
+        st.hands[seat] &= ~bit(c)
+        if st.ntrick == 0:
+            st.led |= 1 << (c >> 4)
+        push_card(&st, c)
+        if st.ntrick == 4:
+            st.leader = winner_seat(&rules.r, &st)
+            st.ntrick = 0
+    return len(cards)
+
+
 def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):
     """Runs of equivalent cards among `moves`, each highest first."""
     cdef dict groups = {}

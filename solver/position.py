@@ -465,11 +465,15 @@ class Position:
                 raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
                                     "first trick")
-        pos = Position(self.profile, self.trump, _four(hands), leaders[0], (), 0, (), leaders[0])
-        for i, t in enumerate(history):
-            for j, c in enumerate(t):
-                pos = pos._play(c, f"history[{i}][{j}]")
-        return replace(self, history=pos.history, first_leader=leaders[0])
+        start = Position(self.profile, self.trump, _four(hands), leaders[0], (), 0, (), leaders[0])
+        played = tuple(chain.from_iterable(history))
+        if _core.replay(core_rules(profile), start.hands, trump_index(self.trump), leaders[0], played) < len(played):
+            # a card its player could not play: replayed card by card, the first such card raises
+            # `IllegalPlay` naming its place and the rule it breaks
+            pos = start
+            for k, c in enumerate(played):
+                pos = pos._play(c, f"history[{k // 4}][{k % 4}]")
+        return replace(self, history=tuple(tuple(t) for t in history), first_leader=leaders[0])
 
     # ------------------------------------------------------------ queries
 

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import load_vectors, played_deal
 from solver import MANILLE, IllegalPlay, Position, PositionError, _core, get_profile
-from solver.cards import card_name, card_names, is_card
+from solver.cards import card_name, card_names, is_card, parse_card
+from solver.deal import random_play
+from solver.rules import core_rules, trump_index
 from solver.solve import Solver
 
 
@@ -333,6 +335,28 @@ class TestHistory:
             Position.from_json(obj)
         assert err.value.field == where
         assert str(err.value).startswith(where + ":")
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.sampled_from(["malilla", "manille"]), st.integers(0, 10**6), st.integers(0, 40),
+           st.lists(st.tuples(st.integers(0, 39), st.integers(0, 63)), max_size=3))
+    def test_the_core_replays_a_history_as_the_plays_one_by_one(self, game, seed, length, changes):
+        """`_core.replay`, the fast check of a history read from JSON, stops at the first card that
+        `Position.play` refuses (or that is no card), on legal play with a few cards changed."""
+        start = Position.from_json({k: v for k, v in played_deal(game, seed, 0).items() if k != "play"})
+        cards = [parse_card(card, start.profile) for card in random_play(start, random.Random(seed), length)]
+        position = start
+        for place, card in changes:
+            if place < len(cards):
+                cards[place] = card
+        expected = len(cards)
+        for k, card in enumerate(cards):
+            try:
+                position = position.play(card)
+            except IllegalPlay:
+                expected = k
+                break
+        assert _core.replay(core_rules(start.profile), start.hands, trump_index(start.trump), start.leader,
+                            tuple(cards)) == expected
 
     @staticmethod
     def _illegal_swap(game, state, history):
