@@ -79,6 +79,12 @@ class Profile:
     def __repr__(self) -> str:
         return f"<Profile {self.name}>"
 
+    def __hash__(self) -> int:
+        """The hash of the name: equal profiles share it, and Python keeps a string's hash, so the
+        caches keyed by a profile (its core rules, its card names) find it without hashing every
+        field on every call."""
+        return hash(self.name)
+
     @property
     def deck_points(self) -> int:
         """Card points of the whole deck."""

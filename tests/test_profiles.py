@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import pytest
 
@@ -33,6 +34,19 @@ def test_a_variant_of_a_shipped_game_plays_by_its_own_points():
     position = Position(variant, "S", (1 << 7, 1 << 6, 1 << 5, 1 << 4), 0)
     assert Solver(1 << 20).solve(position).value == 15
     assert Solver(1 << 20).solve(dataclasses.replace(position, profile=MANILLE)).value == 14
+
+
+def test_a_variant_that_keeps_the_game_s_name_still_plays_by_its_own_points():
+    """Profiles hash by name, so a variant named like its game shares its hash: the caches keyed
+    by profile must still tell the two apart, and a profile read back from a pickle is the same key."""
+    variant = dataclasses.replace(MANILLE, points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
+    assert hash(variant) == hash(MANILLE) and variant != MANILLE
+    assert core_rules(variant) is not core_rules(MANILLE)
+    position = Position(variant, "S", (1 << 7, 1 << 6, 1 << 5, 1 << 4), 0)
+    assert Solver(1 << 20).solve(position).value == 15
+    assert Solver(1 << 20).solve(dataclasses.replace(position, profile=MANILLE)).value == 14
+    copy = pickle.loads(pickle.dumps(MANILLE))
+    assert copy == MANILLE and hash(copy) == hash(MANILLE) and core_rules(copy) is core_rules(MANILLE)
 
 
 def test_a_game_s_core_flags_are_built_once_for_each_distinct_set():
