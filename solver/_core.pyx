@@ -212,13 +212,13 @@ def cards_mask(tuple trick, tuple history):
     return mask
 
 
-def replay(Rules rules, tuple hands, int trump, int leader, tuple cards):
-    """How many of `cards` (ints), played in order from the start of a deal
-    (`hands`, `leader` to lead, no suit led yet), are each held by the player
-    to move and legal there: len(cards) when every one is."""
+def replay(Rules rules, tuple hands, int trump, int leader, int led, tuple cards):
+    """How many of `cards` (ints), played in order from a trick boundary
+    (`hands`, `leader` to lead, the suits `led` so far), are each held by the
+    player to move and legal there: len(cards) when every one is."""
     cdef State st
     cdef int i, c, seat, reason, winning
-    fill_state(&st, hands, trump, leader, (), 0, 0)
+    fill_state(&st, hands, trump, leader, (), led, 0)
     for i in range(len(cards)):
         c = cards[i]
         seat = to_move(&rules.r, &st)

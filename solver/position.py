@@ -435,6 +435,11 @@ class Position:
         played = [self.profile.seat_after(self.leader, i) for i in range(len(self.trick))]
         for s, c in zip(played, self.trick):
             hands[s] |= 1 << c
+        if _core.replay(core_rules(self.profile), _four(hands), trump_index(self.trump), self.leader, self.led,
+                        self.trick) == len(self.trick):
+            return
+        # a card its player could not play: the first such card raises `IllegalPlay` naming its
+        # place and the rule it breaks
         for i, (s, c) in enumerate(zip(played, self.trick)):
             before = Position(self.profile, self.trump, _four(hands), self.leader, self.trick[:i], self.led)
             before._require_legal(c, f"trick[{i}]")
@@ -467,7 +472,7 @@ class Position:
                                     "first trick")
         start = Position(self.profile, self.trump, _four(hands), leaders[0], (), 0, (), leaders[0])
         played = tuple(chain.from_iterable(history))
-        if _core.replay(core_rules(profile), start.hands, trump_index(self.trump), leaders[0], played) < len(played):
+        if _core.replay(core_rules(profile), start.hands, trump_index(self.trump), leaders[0], 0, played) < len(played):
             # a card its player could not play: replayed card by card, the first such card raises
             # `IllegalPlay` naming its place and the rule it breaks
             pos = start

@@ -337,18 +337,23 @@ class TestHistory:
         assert str(err.value).startswith(where + ":")
 
     @settings(max_examples=150, deadline=None)
-    @given(st.sampled_from(["malilla", "manille"]), st.integers(0, 10**6), st.integers(0, 40),
+    @given(st.sampled_from(["malilla", "manille"]), st.integers(0, 10**6), st.integers(0, 6), st.integers(0, 40),
            st.lists(st.tuples(st.integers(0, 39), st.integers(0, 63)), max_size=3))
-    def test_the_core_replays_a_history_as_the_plays_one_by_one(self, game, seed, length, changes):
-        """`_core.replay`, the fast check of a history read from JSON, stops at the first card that
+    def test_the_core_replays_recorded_play_as_the_plays_one_by_one(self, game, seed, tricks, length, changes):
+        """`_core.replay`, the fast check of a history or a trick in progress, from a trick
+        boundary `tricks` into the deal (with the suits led by then), stops at the first card that
         `Position.play` refuses (or that is no card), on legal play with a few cards changed."""
-        start = Position.from_json({k: v for k, v in played_deal(game, seed, 0).items() if k != "play"})
-        cards = [parse_card(card, start.profile) for card in random_play(start, random.Random(seed), length)]
-        position = start
+        deal_start = Position.from_json({k: v for k, v in played_deal(game, seed, 0).items() if k != "play"})
+        line = random_play(deal_start, random.Random(seed), 4 * tricks + length)
+        start = deal_start
+        for card in line[:4 * tricks]:
+            start = start.play(card)
+        cards = [parse_card(card, start.profile) for card in line[4 * tricks:]]
         for place, card in changes:
             if place < len(cards):
                 cards[place] = card
         expected = len(cards)
+        position = start
         for k, card in enumerate(cards):
             try:
                 position = position.play(card)
@@ -356,7 +361,7 @@ class TestHistory:
                 expected = k
                 break
         assert _core.replay(core_rules(start.profile), start.hands, trump_index(start.trump), start.leader,
-                            tuple(cards)) == expected
+                            start.led, tuple(cards)) == expected
 
     @staticmethod
     def _illegal_swap(game, state, history):
