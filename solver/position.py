@@ -14,7 +14,7 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -432,18 +432,21 @@ class Position:
     def _check_trick(self) -> None:
         """Each card of the trick in progress must have been legal when played."""
         hands = list(self.hands)
-        played = [self.profile.seat_after(self.leader, i) for i in range(len(self.trick))]
-        for s, c in zip(played, self.trick):
-            hands[s] |= 1 << c
-        if _core.replay(core_rules(self.profile), _four(hands), trump_index(self.trump), self.leader, self.led,
-                        self.trick) == len(self.trick):
-            return
-        # a card its player could not play: the first such card raises `IllegalPlay` naming its
-        # place and the rule it breaks
-        for i, (s, c) in enumerate(zip(played, self.trick)):
-            before = Position(self.profile, self.trump, _four(hands), self.leader, self.trick[:i], self.led)
-            before._require_legal(c, f"trick[{i}]")
-            hands[s] &= ~(1 << c)
+        for i, c in enumerate(self.trick):
+            hands[self.profile.seat_after(self.leader, i)] |= 1 << c
+        self._check_plays(_four(hands), self.leader, self.led, self.trick, lambda i: f"trick[{i}]")
+
+    def _check_plays(self, hands: tuple[int, int, int, int], leader: int, led: int, cards: tuple[int, ...],
+                     place: Callable[[int], str]) -> None:
+        """Raise `IllegalPlay` unless each of `cards`, played in order from a trick boundary of this
+        deal (`hands`, `leader` to lead, the suits `led` so far), is held by the player to move
+        and legal there; the error names the first card that is not by its `place` (from its
+        index) and the rule it breaks. The core replays the cards in one pass; only a refused
+        play is replayed card by card, to name it."""
+        if _core.replay(core_rules(self.profile), hands, trump_index(self.trump), leader, led, cards) < len(cards):
+            position = Position(self.profile, self.trump, hands, leader, (), led)
+            for i, card in enumerate(cards):
+                position = position._play(card, place(i))
 
     def _leaders(self, history: Sequence[Sequence[int]]) -> list[int]:
         """The leader of each completed trick of `history` and, last, of the trick now, worked back
@@ -470,14 +473,8 @@ class Position:
                 raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
                                     "first trick")
-        start = Position(self.profile, self.trump, _four(hands), leaders[0], (), 0, (), leaders[0])
-        played = tuple(chain.from_iterable(history))
-        if _core.replay(core_rules(profile), start.hands, trump_index(self.trump), leaders[0], 0, played) < len(played):
-            # a card its player could not play: replayed card by card, the first such card raises
-            # `IllegalPlay` naming its place and the rule it breaks
-            pos = start
-            for k, c in enumerate(played):
-                pos = pos._play(c, f"history[{k // 4}][{k % 4}]")
+        self._check_plays(_four(hands), leaders[0], 0, tuple(chain.from_iterable(history)),
+                          lambda k: f"history[{k // 4}][{k % 4}]")
         return replace(self, history=tuple(tuple(t) for t in history), first_leader=leaders[0])
 
     # ------------------------------------------------------------ queries
