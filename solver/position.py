@@ -429,12 +429,17 @@ class Position:
             raise PositionError("hands", f"sizes {detail} do not fit a trick of {len(self.trick)} "
                                 f"card(s) led by {SEATS[self.leader]}")
 
-    def _check_trick(self) -> None:
-        """Each card of the trick in progress must have been legal when played."""
+    def _hands_before_trick(self) -> list[int]:
+        """The hands as they were when the trick in progress was led."""
         hands = list(self.hands)
         for i, c in enumerate(self.trick):
             hands[self.profile.seat_after(self.leader, i)] |= 1 << c
-        self._check_plays(_four(hands), self.leader, self.led, self.trick, lambda i: f"trick[{i}]")
+        return hands
+
+    def _check_trick(self) -> None:
+        """Each card of the trick in progress must have been legal when played."""
+        self._check_plays(_four(self._hands_before_trick()), self.leader, self.led, self.trick,
+                          lambda i: f"trick[{i}]")
 
     def _check_plays(self, hands: tuple[int, int, int, int], leader: int, led: int, cards: tuple[int, ...],
                      place: Callable[[int], str]) -> None:
@@ -461,12 +466,10 @@ class Position:
         """Rebuild the deal from its start and replay the history, checking every card."""
         profile = self.profile
         leaders = self._leaders(history)
-        hands = list(self.hands)
+        hands = self._hands_before_trick()
         for i, t in enumerate(history):
             for j, c in enumerate(t):
                 hands[profile.seat_after(leaders[i], j)] |= 1 << c
-        for j, c in enumerate(self.trick):
-            hands[profile.seat_after(self.leader, j)] |= 1 << c
         for s in range(4):
             n = hands[s].bit_count()
             if n != self.profile.cards_per_hand:
