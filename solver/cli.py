@@ -70,6 +70,9 @@ def pretty(position: Position, solution: Solution, seconds: float) -> str:
         for cv in solution.cards:
             mark = "  best" if cv.margin == 0 else ""
             lines.append(f"{cv.card:<6}{cv.value:>6}{-cv.margin:>8}{mark}")
+        alike = [" ".join(g) for g in solution.groups if len(g) > 1]
+        if alike:
+            lines.append("Equivalent: " + ", ".join(alike))
         lines.append("Line: " + tricks_text(solution.line, len(position.trick)))
     lines.append(f"{solution.nodes} nodes in {seconds * 1000:.1f} ms")
     return "\n".join(lines)

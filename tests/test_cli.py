@@ -154,6 +154,20 @@ class TestSolveCommand:
                 assert card in text
         assert "error:" in text
 
+    def test_pretty_names_the_equivalent_cards_the_json_groups(self):
+        objs = load_vectors("endgames6")[:40]
+        stdin = "".join(json.dumps(o) + "\n" for o in objs)
+        groups = [a["equivalent"] for a in answers(run("solve", stdin=stdin))]
+        proc = run("solve", "--pretty", stdin=stdin)
+        assert proc.returncode == 0, proc.stderr
+        named = []
+        for row in proc.stdout.splitlines():
+            if row.startswith(("Malilla, trump", "Manille, trump")):
+                named.append([])
+            elif row.startswith("Equivalent: "):
+                named[-1] = [g.split() for g in row.removeprefix("Equivalent: ").split(", ")]
+        assert named == groups and any(groups)
+
     def test_pretty_line_closes_the_trick_in_progress_first(self):
         obj = next(o for o in load_vectors("endgames3") if len(o.get("trick", [])) == 3)
         proc = run("solve", "--pretty", stdin=json.dumps(obj) + "\n")
