@@ -19,6 +19,7 @@ import tempfile
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.errors import CCompilerError
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "proto"))
@@ -91,27 +92,33 @@ class build_ext(cmdclass()["build_ext"]):
     def build_extension(self, ext: Extension) -> None:
         if os.environ.get("MALILLA_PGO") == "0" or not is_gcc(self.compiler):
             return super().build_extension(ext)
-        compile_args, link_args = list(ext.extra_compile_args), list(ext.extra_link_args)
+        compile_args = list(ext.extra_compile_args)
         profiles = tempfile.mkdtemp(prefix="malilla-pgo-")
         self.force = True  # both builds write the same files
         try:
-            ext.extra_compile_args = compile_args + ["-fprofile-generate", f"-fprofile-dir={profiles}"]
-            ext.extra_link_args = link_args + ["-fprofile-generate"]
-            super().build_extension(ext)
-            run = subprocess.run([sys.executable, "-c", TRAINING, self.get_ext_fullpath(ext.name), ROOT],
-                                 capture_output=True, text=True)
-            ext.extra_link_args = link_args
-            if run.returncode == 0:
-                ext.extra_compile_args = compile_args + ["-fprofile-use", f"-fprofile-dir={profiles}",
-                                                         "-fprofile-correction"]
-            else:
-                self.warn(f"the profile-guided build's training failed, so the core is built without it:\n"
-                          f"{run.stderr[-2000:]}")
-                ext.extra_compile_args = compile_args
+            ext.extra_compile_args = compile_args + self.trained_flags(ext, profiles)
             super().build_extension(ext)
         finally:
-            ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+            ext.extra_compile_args = compile_args
             shutil.rmtree(profiles, ignore_errors=True)
+
+    def trained_flags(self, ext: Extension, profiles: str) -> list[str]:
+        """Build `ext` instrumented and run TRAINING on it, its counts going to
+        `profiles`: the flags that build it from them, or none when that fails."""
+        compile_args, link_args = ext.extra_compile_args, ext.extra_link_args
+        ext.extra_compile_args = compile_args + ["-fprofile-generate", f"-fprofile-dir={profiles}"]
+        ext.extra_link_args = link_args + ["-fprofile-generate"]
+        try:
+            super().build_extension(ext)
+            subprocess.run([sys.executable, "-c", TRAINING, self.get_ext_fullpath(ext.name), ROOT],
+                           capture_output=True, text=True, timeout=600, check=True)
+        except (CCompilerError, subprocess.SubprocessError) as e:
+            detail = getattr(e, "stderr", None) or e
+            self.warn(f"the core is built without a profile, as its training build failed:\n{str(detail)[-2000:]}")
+            return []
+        finally:
+            ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+        return ["-fprofile-use", f"-fprofile-dir={profiles}", "-fprofile-correction"]
 
 
 setup(
