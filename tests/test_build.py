@@ -25,4 +25,3 @@ def test_the_profile_guided_training_runs_on_the_core():
     run = subprocess.run([sys.executable, "-c", training_script(), _core.__file__, str(ROOT)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert run.stderr == ""
