@@ -217,20 +217,14 @@ def replay(Rules rules, tuple hands, int trump, int leader, int led, tuple cards
     (`hands`, `leader` to lead, the suits `led` so far), are each held by the
     player to move and legal there: len(cards) when every one is."""
     cdef State st
-    cdef int i, c, seat, reason, winning
+    cdef Undo u
+    cdef int i, c, reason, winning
     fill_state(&st, hands, trump, leader, (), led, 0)
     for i in range(len(cards)):
         c = cards[i]
-        seat = to_move(&rules.r, &st)
-        if not 0 <= c < 64 or not (legal_mask(&rules.r, &st, seat, &reason, &winning) >> c) & 1:
+        if not 0 <= c < 64 or not (legal_mask(&rules.r, &st, to_move(&rules.r, &st), &reason, &winning) >> c) & 1:
             return i
-        st.hands[seat] &= ~bit(c)
-        if st.ntrick == 0:
-            st.led |= 1 << (c >> 4)
-        push_card(&st, c)
-        if st.ntrick == 4:
-            st.leader = winner_seat(&rules.r, &st)
-            st.ntrick = 0
+        play_card(&rules.r, &st, c, &u)
     return len(cards)
 
 

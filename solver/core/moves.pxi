@@ -51,9 +51,10 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
     return free_cards
 
 
-cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
-    cdef State* st = &X.st
-    cdef int seat = to_move(&X.rules, st), wseat, pts, i
+cdef inline void play_card(const RuleFlags* r, State* st, int c, Undo* u) noexcept nogil:
+    """The player to move plays c; `u` keeps what `undo_play` restores and
+    the points a trick it completes gives N-S."""
+    cdef int seat = to_move(r, st), wseat, pts, i
     u.led = st.led
     u.leader = st.leader
     u.won = st.won
@@ -64,17 +65,21 @@ cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
         st.led |= 1 << (c >> 4)
     u.win = push_card(st, c)
     if st.ntrick == 4:
-        pts = X.rules.trick_bonus
+        pts = r.trick_bonus
         for i in range(4):
             u.trick[i] = st.trick[i]
-            pts += X.rules.pts[st.trick[i]]
-        wseat = winner_seat(&X.rules, st)
+            pts += r.pts[st.trick[i]]
+        wseat = winner_seat(r, st)
         st.leader = wseat
         st.ntrick = 0
         st.won |= 1 << (wseat & 1)
         u.completed = 1
         if (wseat & 1) == 0:
             u.ns = pts
+
+
+cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
+    play_card(&X.rules, &X.st, c, u)
 
 
 cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
