@@ -40,7 +40,7 @@ def test_a_variant_of_a_shipped_game_plays_by_its_own_points(name):
     assert Solver(1 << 20).solve(dataclasses.replace(position, profile=MANILLE)).value == 14
 
 
-def test_a_profile_hashes_by_its_name_in_every_process():
+def test_a_profile_hashes_by_its_name_and_keeps_its_key_through_a_pickle():
     """A variant named like its game shares its hash but not its equality, and a profile read
     back from a pickle is the same cache key."""
     variant = dataclasses.replace(MANILLE, points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
