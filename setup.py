@@ -35,13 +35,13 @@ def cpu_has(flag: str) -> bool:
         return False
 
 
-flags = ["-O3"]
+flags = ["-O3", "-pthread"]   # helper threads score a search's cards
 if platform.machine().lower() in ("x86_64", "amd64"):
     flags.append("-mpopcnt")  # the search counts cards with popcount at every node
     if not os.environ.get("MALILLA_PORTABLE") and cpu_has("bmi2"):
         flags.append("-mbmi2")  # pext packs table keys
 
-extensions = [Extension("solver._core", ["solver/_core.pyx"], extra_compile_args=flags)]
+extensions = [Extension("solver._core", ["solver/_core.pyx"], extra_compile_args=flags, extra_link_args=["-pthread"])]
 
 # The profile-guided build's workload, run by the instrumented core (argv[1])
 # with the library of this tree (argv[2]): deals other than the benchmarks',

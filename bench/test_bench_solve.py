@@ -59,10 +59,11 @@ def solve_all(solver: Solver, questions: list[Question]) -> tuple[list[float], l
     return seconds, solutions
 
 
-def report(benchmark, questions: list[Question]) -> list[Solution]:
-    """Time every question twice (the better of the two counts) and record the
-    median, 95th percentile and maximum, the nodes and the nodes per second."""
-    solver = Solver()
+def report(benchmark, questions: list[Question], threads: int = 1) -> list[Solution]:
+    """Time every question twice (the better of the two counts) on a solver of
+    `threads` threads and record the median, 95th percentile and maximum, the
+    nodes and the nodes per second."""
+    solver = Solver(threads=threads)
     runs: list[tuple[list[float], list[Solution]]] = []
 
     def run() -> None:
@@ -89,6 +90,13 @@ def report(benchmark, questions: list[Question]) -> list[Solution]:
                                        ("manille", "all"), ("manille", "best")])
 def test_full_deals(benchmark, game: str, mode: str) -> None:
     report(benchmark, [(p, {"mode": mode}) for p in deals_of(game)])
+
+
+@pytest.mark.parametrize("game", ["malilla", "manille"])
+def test_full_deals_on_two_threads(benchmark, game: str) -> None:
+    """Every first-lead card, one deal at a time, scored on two threads that
+    share the table (`Solver(threads=2)`); the nodes are both threads'."""
+    report(benchmark, [(p, {}) for p in deals_of(game)], threads=2)
 
 
 @pytest.mark.parametrize("game,mode,objective", [("malilla", "optimal", "points"), ("manille", "optimal", "points"),

@@ -62,7 +62,7 @@ cdef struct Entry:
 
 cdef struct Bucket:
     Entry slot[BUCKET]
-    uint32_t unused         # pads the bucket to its cache line
+    uint32_t seq            # odd while a thread writes the bucket of a shared table
 
 cdef struct Table:
     Bucket* buckets
@@ -71,6 +71,7 @@ cdef struct Table:
     uint64_t initial
     uint64_t used
     uint64_t holders[4]     # who holds each card with points in the deal of the positions stored
+    int shared              # searched by several threads at once: buckets are read and written under `seq`
 
 cdef struct Ctx:
     RuleFlags rules
@@ -82,9 +83,11 @@ cdef struct Ctx:
     long long table_cutoffs    # boundary nodes answered by the table's entry of their own
     long long quasi_cutoffs    # boundary nodes answered by entries of quasi-symmetric positions
     long long deadline_ns   # 0: none
-    volatile int stop
+    volatile int stop       # set to stop the search (`cancel`)
+    volatile int* halt      # the flag the search checks: its own `stop`, or the one of the thread it helps
     int stopped
     int killers[MAX_CARDS + 1][2]
     int static_bounds          # 0: trick-boundary bounds from the table and the points left only
+    int helpers_from           # the fewest cards in the hands for which helper threads join a search
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

@@ -12,12 +12,15 @@ class Reason(IntEnum):
 
 class SearchStopped(RuntimeError): ...
 
+MAX_THREADS: int
+
 class Rules:
     def __init__(self, points_by_strength: tuple[int, ...], trick_bonus: int, step: int,
                  protected_strength: int, undertrump_ban: bool, capot: bool = False) -> None: ...
 
 class Core:
     static_bounds: bool
+    helpers_from: int
     @property
     def memory(self) -> int: ...
     def __init__(self, memory: int = ...) -> None: ...
@@ -26,8 +29,8 @@ class Core:
     @property
     def stats(self) -> dict[str, int]: ...
     def solve(self, rules: Rules, signature: object, hands: tuple[int, ...], trump: int, leader: int,
-              trick: tuple[int, ...], led: int, won: int, mode: str, target: int = 0, timeout: float = 0.0
-              ) -> tuple[int, list[tuple[int, int]], list[int], int, int]: ...
+              trick: tuple[int, ...], led: int, won: int, mode: str, target: int = 0, timeout: float = 0.0,
+              threads: int = 1) -> tuple[int, list[tuple[int, int]], list[int], int, int]: ...
 
 def legal_moves(rules: Rules, hands: tuple[int, ...], trump: int, leader: int, trick: tuple[int, ...],
                 led: int) -> tuple[int, int, int]: ...

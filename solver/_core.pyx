@@ -39,6 +39,7 @@ include "core/ordering.pxi"
 include "core/bounds.pxi"
 include "core/search.pxi"
 include "core/root.pxi"
+include "core/scoring.pxi"
 
 
 cdef void fill_slot_diff(RuleFlags* r, const int* points_by_strength) noexcept:
@@ -240,6 +241,9 @@ def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):
     return list(groups.values())
 
 
+MAX_THREADS = THREAD_LIMIT
+
+
 class SearchStopped(RuntimeError):
     """The search was cancelled or ran past its deadline."""
 
@@ -269,6 +273,7 @@ cdef class Core:
         if self.X == NULL:
             raise MemoryError()
         memset(self.X, 0, sizeof(Ctx))
+        self.X.halt = &self.X.stop
         # pages are mapped on first touch, so the table costs only what it uses
         mem = mmap(NULL, nb * BUCKET_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if mem == MAP_FAILED:
@@ -281,6 +286,7 @@ cdef class Core:
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
         self.X.static_bounds = 1
+        self.X.helpers_from = HELPERS_FROM
         self.memory = nb * BUCKET_BYTES
         self.signature = None
         self.clear()
@@ -316,6 +322,17 @@ cdef class Core:
         self.X.static_bounds = on
 
     @property
+    def helpers_from(self):
+        """The fewest cards in the hands for which a search in "all" mode
+        uses the helper threads `solve` is given (default 30: a smaller
+        search takes about as long as starting a thread)."""
+        return self.X.helpers_from
+
+    @helpers_from.setter
+    def helpers_from(self, int cards):
+        self.X.helpers_from = cards
+
+    @property
     def stats(self):
         """Counters since the table was made (nodes, trick-boundary nodes,
         cutoffs by a boundary's own entry and by entries of quasi-symmetric
@@ -329,10 +346,12 @@ cdef class Core:
                 "slots": self.X.tt.nbuckets * BUCKET}
 
     def solve(self, Rules rules, object signature, tuple hands, int trump, int leader, tuple trick,
-              int led, int won, str mode, int target=0, double timeout=0.0):
+              int led, int won, str mode, int target=0, double timeout=0.0, int threads=1):
         """Search one state.
 
         mode: "best", "optimal", "all" or "target" (see solver.solve).
+        threads: how many threads score the cards in "all" mode (this one
+        and helpers sharing the table; see `helpers_from`).
         Returns (value, [(card, val)], line, nodes, total): in "target" mode
         value is 1 or 0 and val 1 for the card that reaches the target; in
         "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S
@@ -358,7 +377,7 @@ cdef class Core:
         X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
         start = X.nodes
         with nogil:
-            run_root(X, m, target, &out)
+            run_root(X, m, target, threads, &out)
         if X.stopped:
             raise SearchStopped("the search was stopped before it finished")
         return (out.value, [(out.cards[i], out.vals[i]) for i in range(out.n)],

@@ -18,7 +18,7 @@ from .deal import deal
 from .failures import flag_named, os_failure, write_file
 from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
-from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory,
+from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory, check_threads,
                     check_timeout)
 from .text import diagram, tricks_text
 
@@ -79,7 +79,7 @@ def pretty(position: Position, solution: Solution, seconds: float) -> str:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
 
     def run(position: Position) -> tuple[Solution, float]:
         start = time.perf_counter()
@@ -109,7 +109,7 @@ def demo_positions() -> Iterable[Position]:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
     for position in demo_positions():
         start = time.perf_counter()
         sol = solver.solve(position)
@@ -167,7 +167,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     if args.html is not None:
         _check_writable(args.html, "--html", args.input)
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
     totals = SummaryTotals()
     items: list[ReportItem] = []
     show = args.progress or sys.stderr.isatty()
@@ -356,6 +356,13 @@ def _add_memory(parser: argparse.ArgumentParser, default: int = DEFAULT_MEMORY, 
                         help=f"transposition table{per}, bytes or 256M / 1G (default {default >> 20}M)")
 
 
+def _add_threads(parser: argparse.ArgumentParser) -> None:
+    """The --threads flag: the most threads one search uses."""
+    parser.add_argument("--threads", type=int, default=1, metavar="N",
+                        help="threads scoring the cards of one position (every-card searches of 30 cards "
+                             "or more; default 1)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -379,11 +386,13 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target")
     solve.add_argument("--timeout", type=float, help="seconds allowed per search")
     _add_memory(solve)
+    _add_threads(solve)
     solve.add_argument("--pretty", action="store_true", help="a readable table per position")
     solve.set_defaults(func=cmd_solve)
 
     demo = sub.add_parser("demo", help="solve an embedded deal of each game and print the tables")
     _add_memory(demo)
+    _add_threads(demo)
     demo.set_defaults(func=cmd_demo)
 
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
@@ -391,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
     analyze.add_argument("--html", metavar="OUT.html", help="also write a self-contained report page")
     _add_memory(analyze)
+    _add_threads(analyze)
     analyze.add_argument("--timeout", type=float, help="seconds allowed per search")
     analyze.add_argument("--progress", action="store_true",
                          help="show the progress bar even when stderr is not a terminal")
@@ -485,6 +495,8 @@ def _check_options(args: argparse.Namespace) -> None:
         return
     if getattr(args, "memory", None) is not None:
         check_memory(args.memory)
+    if getattr(args, "threads", None) is not None:
+        check_threads(args.threads)
     check_timeout(getattr(args, "timeout", None))
     if args.command == "analyze":
         check_whole("--single-dummy", args.single_dummy, 0)

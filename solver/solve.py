@@ -26,7 +26,8 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "OBJECTIVES",
-           "DEFAULT_MEMORY", "MIN_MEMORY", "NO_LIMIT", "check_memory", "check_timeout", "solver_given"]
+           "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_threads",
+           "check_timeout", "solver_given"]
 
 SearchStopped = _core.SearchStopped
 
@@ -60,6 +61,17 @@ def check_memory(memory: int, tables: int = 1) -> None:
     if memory * tables > available:
         times = f"{tables} tables of {quoted(memory)} bytes" if tables > 1 else f"{quoted(memory)} bytes"
         raise ValueError(f"memory: {times} is more than this machine's {available / 2**30:.1f} GiB")
+
+
+MAX_THREADS = _core.MAX_THREADS
+"""The most threads one search can use."""
+
+
+def check_threads(threads: int) -> None:
+    """Raise ValueError unless `threads` is a whole number from 1 to MAX_THREADS."""
+    check_whole("threads", threads, 1)
+    if threads > MAX_THREADS:
+        raise ValueError(f"threads: {threads} is more than the {MAX_THREADS} a search can use")
 
 
 NO_LIMIT = 1e9   # seconds (over 30 years): a timeout this long is no limit, as a clock in nanoseconds would overflow
@@ -130,11 +142,19 @@ class Solver:
     Keep one per thread: the search runs without the GIL, so solvers in two
     threads use two cores. Threads that share one take turns with it. Positions
     of one deal share the table's bounds.
+
+    With `threads` above 1, one search of a position of 30 cards or more in
+    "all" mode scores its cards on that many threads, which share the table:
+    the same values sooner on a machine with the cores to spare (its node
+    count then varies from run to run). Other modes and smaller positions
+    search on one thread, where starting others costs more than they save.
     """
 
-    def __init__(self, memory: int = DEFAULT_MEMORY) -> None:
+    def __init__(self, memory: int = DEFAULT_MEMORY, threads: int = 1) -> None:
         check_memory(memory)
+        check_threads(threads)
         self._core = _core.Core(memory)
+        self._threads = threads
         self._turn = threading.Lock()   # one search or clear at a time on the table
 
     @property
@@ -142,13 +162,18 @@ class Solver:
         """The table's bound in bytes (what it may grow to; `stats` gives the bytes in use)."""
         return self._core.memory
 
-    def __repr__(self) -> str:
-        return f"Solver(memory={self.memory})"
+    @property
+    def threads(self) -> int:
+        """The most threads one search uses (see `Solver`)."""
+        return self._threads
 
-    def __reduce__(self) -> tuple[type, tuple[int]]:
+    def __repr__(self) -> str:
+        return f"Solver(memory={self.memory}, threads={self.threads})"
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
         """A copy (pickled for another process, or `copy.copy`) is a solver with the same memory
-        bound and an empty table."""
-        return Solver, (self.memory,)
+        bound and threads, and an empty table."""
+        return Solver, (self.memory, self.threads)
 
     @property
     def stats(self) -> dict[str, int]:
@@ -206,7 +231,8 @@ class Solver:
             start = time.monotonic()
             try:
                 value, scored, line, nodes, total = self._core.solve(
-                    rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0)
+                    rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0,
+                    self._threads)
             except SearchStopped:
                 if limit is not None and time.monotonic() - start >= limit:
                     raise SearchTimeout(f"timeout: the search took more than the {limit:g} s allowed") from None

@@ -228,6 +228,10 @@ class TestSolveCommand:
     (("serve", "--memory", "5"), "--memory: 5 bytes is too small for a table"),
     (("solve", "--memory", str(10 ** 20)), f"--memory: {10 ** 20} bytes is more than this machine's"),
     (("analyze", "--memory", str(1 << 62)), f"--memory: {1 << 62} bytes is more than this machine's"),
+    (("solve", "--threads", "0"), "--threads: 0 must be at least 1"),
+    (("demo", "--threads", "17"), "--threads: 17 is more than the 16 a search can use"),
+    (("analyze", "--threads", "-2"), "--threads: -2 must be at least 1"),
+    (("solve", "--threads", "two"), "argument --threads: invalid int value: 'two'"),
 ])
 def test_a_bad_option_is_refused_before_any_input(args, message):
     """An option no input line could be solved with stops the command at once, with a usage
@@ -246,6 +250,15 @@ def test_memory_is_read_as_serve_reads_it(size):
     proc = run("solve", "--memory", size, stdin=json.dumps(line) + "\n")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["values"] == load_vectors("endgames6")[0]["values"]
+
+
+def test_threads_give_the_same_answers():
+    """`solve --threads 2` scores whole deals' cards on two threads: the same values."""
+    lines = "".join(json.dumps(obj) + "\n" for obj in load_vectors("full"))
+    one, two = run("solve", stdin=lines, timeout=300), run("solve", "--threads", "2", stdin=lines, timeout=300)
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    values = [obj["values"] for obj in load_vectors("full")]
+    assert [got["values"] for got in answers(one)] == [got["values"] for got in answers(two)] == values
 
 
 class TestDemoCommand:

@@ -29,7 +29,7 @@ def annotations(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_part_is_included():
     text = (SOLVER / "_core.pyx").read_text()
-    assert PARTS == ["bounds", "cards", "moves", "ordering", "root", "search", "table"]
+    assert PARTS == ["bounds", "cards", "moves", "ordering", "root", "scoring", "search", "table"]
     assert [f'include "core/{part}.pxi"' in text for part in PARTS] == [True] * len(PARTS)
 
 
@@ -53,8 +53,9 @@ def test_the_type_stub_names_what_the_module_has():
     name of the compiled module, each Core method and Reason member, and nothing else."""
     stub = ast.parse((SOLVER / "_core.pyi").read_text())
     declared = {node.name: node for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    constants = {node.target.id for node in stub.body if isinstance(node, ast.AnnAssign)}
     public = {name for name in dir(_core) if not name.startswith("_")} - {"zip_longest"}
-    assert set(declared) == public
+    assert set(declared) | constants == public
     methods = {n.name if isinstance(n, ast.FunctionDef) else n.target.id for n in declared["Core"].body
                if isinstance(n, (ast.FunctionDef, ast.AnnAssign))} - {"__init__"}
     assert methods == {name for name in dir(_core.Core) if not name.startswith("_")}

@@ -30,6 +30,15 @@ def solver():
     return Solver()
 
 
+@pytest.fixture(scope="module")
+def helped() -> dict[int, Solver]:
+    """Solvers of 2, 3 and 4 threads whose helpers join every search in "all" mode."""
+    solvers = {n: Solver(threads=n) for n in (2, 3, 4)}
+    for solver in solvers.values():
+        solver._core.helpers_from = 0
+    return solvers
+
+
 def trumps(game: ref.Game) -> list[str]:
     return list(ref.SUITS) + ([ref.NO_TRUMP] if game.no_trump else [])
 
@@ -158,6 +167,18 @@ class TestValuesOfEveryCard:
         solution = solver.solve(position(state))
         assert solution.values == expected, state.to_json()
         assert solution.value == max(expected.values())
+
+    @settings(max_examples=200, **SETTINGS)
+    @given(state=any_endgame(), threads=st.sampled_from([2, 3, 4]), keep=st.booleans())
+    def test_helper_threads_give_the_same_values(self, helped, state, threads, keep):
+        """Helpers join every search here, however small (`helpers_from` 0), on a kept or
+        cleared table, and every card's value and the line still agree with minimax."""
+        solver = helped[threads]
+        if not keep:
+            solver.clear()
+        solution = solver.solve(position(state))
+        assert solution.values == ref.card_values(state), state.to_json()
+        assert ref.line_points(state, list(solution.line)) == solution.value
 
     @settings(max_examples=150, **SETTINGS)
     @given(state=any_endgame())

@@ -1,12 +1,15 @@
 """The solver object: the deal-score objective, threads, cancellation, the table."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import pickle
 import random
 import threading
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -176,14 +179,90 @@ class TestThreads:
         assert [got[i] for i in range(12)] == [[v, v] for v in expected]
 
 
+def helpers_running() -> int:
+    """The search's helper threads running in this process now (by their name)."""
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):   # a thread that ended while listed
+            count += Path(f"/proc/self/task/{task}/comm").read_text().strip() == "malilla-helper"
+    return count
+
+
+class TestHelperThreads:
+    """`Solver(threads=N)`: one search in "all" mode scores its cards on N threads."""
+
+    def test_the_same_values_as_one_thread(self) -> None:
+        """Whole deals and positions of 30 cards or more along their play, on warm and cold tables."""
+        positions = [played_out(profile, seed, tricks, cards) for profile in (MALILLA, MANILLE)
+                     for seed in range(4) for tricks, cards in ((0, 0), (0, 2), (1, 1), (2, 0))
+                     if profile.tricks * 4 - 4 * tricks - cards >= 30]
+        one, helped = Solver(), Solver(threads=2)
+        for i, position in enumerate(positions):
+            one.clear()
+            if i % 2:
+                helped.clear()
+            expected, got = one.solve(position), helped.solve(position)
+            assert (got.value, got.values) == (expected.value, expected.values)
+            assert got.line[0] in got.best
+            p = position
+            for card in got.line:
+                p = p.play(card)
+            assert p.points_won()[position.to_move % 2] - position.points_won()[position.to_move % 2] == got.value
+
+    def test_helpers_run_beside_the_search(self) -> None:
+        """A whole deal's search on N threads runs N - 1 helpers beside its own, which end with it."""
+        position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
+        most = {}
+        for threads in (1, 2, 3):
+            thread = threading.Thread(target=Solver(threads=threads).solve, args=(position,))
+            thread.start()
+            most[threads] = 0
+            while thread.is_alive():
+                most[threads] = max(most[threads], helpers_running())
+            thread.join()
+            assert helpers_running() == 0
+        assert most == {1: 0, 2: 1, 3: 2}
+
+    def test_small_searches_stay_on_one_thread(self) -> None:
+        """Below `helpers_from` cards (30) no helper joins: the same nodes as one thread."""
+        position = played_out(MALILLA, 7, 3)   # 28 cards
+        assert Solver(threads=2)._core.helpers_from == 30
+        assert Solver(threads=2).solve(position).nodes == Solver().solve(position).nodes
+
+    def test_nodes_count_every_thread(self) -> None:
+        position = Position.from_json(deal(MALILLA, 3).to_position_json())
+        solver = Solver(threads=2)
+        solution = solver.solve(position)
+        assert solution.nodes == solver.stats["nodes"] > 0
+
+    def test_a_timeout_stops_every_thread(self) -> None:
+        position = Position.from_json(deal(MALILLA, 11875).to_position_json())
+        solver = Solver(threads=2)
+        with pytest.raises(SearchTimeout):
+            solver.solve(position, timeout=0.02)
+        assert solver.solve(position).values == Solver().solve(position).values
+
+    @pytest.mark.parametrize("threads, message", [
+        (0, "threads: 0 must be at least 1"),
+        (17, "threads: 17 is more than the 16 a search can use"),
+        ("2", "threads: '2' is not a whole number"),
+        (2.0, "threads: 2.0 is not a whole number"),
+        (True, "threads: True is not a whole number"),
+    ])
+    def test_threads_must_be_a_count_a_search_can_use(self, threads, message) -> None:
+        with pytest.raises(ValueError) as err:
+            Solver(threads=threads)
+        assert str(err.value) == message
+
+
 class TestCopies:
     @pytest.mark.parametrize("copy_of", [lambda s: pickle.loads(pickle.dumps(s)), copy.copy, copy.deepcopy])
     def test_a_copy_has_the_same_bound_and_an_empty_table(self, copy_of) -> None:
         position = Position.from_json(deal(MANILLE, 3).to_position_json())
-        solver = Solver(1 << 20)
+        solver = Solver(1 << 20, threads=2)
         solved = solver.solve(position)
         twin = copy_of(solver)
-        assert twin is not solver and twin.memory == 1 << 20 and twin.stats["entries"] == 0
+        assert twin is not solver and (twin.memory, twin.threads) == (1 << 20, 2) and twin.stats["entries"] == 0
         assert twin.solve(position).values == solved.values
         assert solver.stats["entries"] > 0
 
@@ -196,8 +275,9 @@ def test_solutions_compare_by_their_answers_not_the_nodes():
     assert cold != solver.solve(position, mode="best")
 
 
-def test_repr_names_the_bound():
-    assert repr(Solver(1 << 20)) == "Solver(memory=1048576)"
+def test_repr_names_the_bound_and_threads():
+    assert repr(Solver(1 << 20)) == "Solver(memory=1048576, threads=1)"
+    assert repr(Solver(1 << 20, threads=2)) == "Solver(memory=1048576, threads=2)"
 
 
 class TestStopping:
@@ -233,9 +313,11 @@ class TestStopping:
         assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
         assert solver.solve(position).value == Solver().solve(position).value
 
-    def test_a_cancel_with_time_left_is_not_a_timeout(self) -> None:
+    @pytest.mark.parametrize("threads", [1, 2])
+    def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int) -> None:
+        """A cancel stops the search, its helper threads too, and the solver works after it."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
-        solver = Solver()
+        solver = Solver(threads=threads)
         errors: list[Exception] = []
 
         def work() -> None:
@@ -250,6 +332,8 @@ class TestStopping:
             solver.cancel()
             thread.join(0.002)
         assert [type(e) for e in errors] == [SearchStopped]
+        assert helpers_running() == 0
+        assert solver.solve(position).values == Solver().solve(position).values
 
     def test_solver_usable_after_timeout(self) -> None:
         position = Position.from_json(deal(MALILLA, 9).to_position_json())

@@ -29,6 +29,14 @@ def solver():
     return Solver()
 
 
+@pytest.fixture(scope="module")
+def helped():
+    """A solver of two threads whose helper joins every search in "all" mode."""
+    solver = Solver(threads=2)
+    solver._core.helpers_from = 0
+    return solver
+
+
 class TestVectorFiles:
     def test_every_file_is_present_and_not_empty(self):
         assert VECTORS.resolve() == (Path(__file__).resolve().parents[2] / "shared" / "vectors")
@@ -88,3 +96,8 @@ class TestSolvedVectors:
         assert solution.values == expected
         assert solution.value == value
         assert set(solution.best) == argmax
+
+    @pytest.mark.vectors("endgames3", "endgames6", "full")
+    def test_values_on_two_threads(self, helped, vector_line):
+        solution = helped.solve(Position.from_json(vector_line))
+        assert solution.values == vector_line["values"]

@@ -1,5 +1,5 @@
 # The root: each legal card's value or a target question, the first guess
-# (a rollout), interchangeable cards' windows and the principal line.
+# (a rollout) and the principal line.
 
 
 cdef struct RootResult:
@@ -134,48 +134,9 @@ cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
             return
 
 
-cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, int seat) noexcept nogil:
-    """Do c and d, cards of `seat`'s hand, play alike but for their points? They
-    do when they are of one suit with no other hand's card in play between
-    them, and neither is a protected card still bound by its protection."""
-    cdef const State* st = &X.st
-    cdef int hi = c if c > d else d, lo = d if c > d else c
-    if (hi >> 4) != (lo >> 4) or bound_protected(&X.rules, st) & (bit(hi) | bit(lo)):
-        return 0
-    return (present & above(lo) & ~above(hi - 1) & ~st.hands[seat]) == 0    # between them, only its own
-
-
-cdef void sibling_window(Ctx* X, const int* cards, const int* vals, int i, int* lo, int* hi) noexcept nogil:
-    """Narrow [lo, hi], the N-S range of cards[i]'s value, by the values
-    found for cards interchangeable with it. Swapping two such cards between
-    now and later moves only their points from one trick to another, so their
-    values differ by at most the difference of their points, and when the
-    trick's winning side is settled, the richer card's value is on the side
-    its points go to."""
-    cdef int seat = to_move(&X.rules, &X.st), j, delta, settled = 2, sides, toward, a, b
-    cdef uint64_t present = in_play(&X.st)
-    for j in range(i):
-        if not interchangeable(X, cards[i], cards[j], present, seat):
-            continue
-        if settled == 2:
-            # +1: the trick surely goes to the mover's side, -1: to the rivals, 0: either
-            sides = sides_after(X, cards[i], seat)
-            settled = 1 if sides == 1 << (seat & 1) else -1 if sides == 1 << ((seat & 1) ^ 1) else 0
-        delta = X.rules.pts[cards[i]] - X.rules.pts[cards[j]]
-        # +1 when cards[i]'s value is at least cards[j]'s (N-S points), -1 at most, 0 either
-        toward = settled * (1 if delta > 0 else -1) * (1 if (seat & 1) == 0 else -1)
-        if delta < 0:
-            delta = -delta
-        a = vals[j] if toward > 0 else vals[j] - delta
-        b = vals[j] if toward < 0 else vals[j] + delta
-        if a > lo[0]:
-            lo[0] = a
-        if b < hi[0]:
-            hi[0] = b
-
-
-cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil:
-    cdef int i, j, guess, goal, lo, hi
+cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
+    """The root's answer in `mode`; `threads` threads score the cards in "all"."""
+    cdef int i, goal
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
     cdef int hi_b
@@ -194,20 +155,12 @@ cdef void run_root(Ctx* X, int mode, int target, RootResult* out) noexcept nogil
                 break
         return
     if mode == MODE_ALL:
-        # each card's first guess: the last value found for a card of its
-        # suit, else the last value found (the first card's: its rollout)
-        guess = card_rollout(X, out.cards[0])
+        score_all(X, out, lo_b, hi_b, threads)
+        if X.stopped:
+            return
         for i in range(out.n):
-            for j in range(i):
-                if out.cards[j] >> 4 == out.cards[i] >> 4:
-                    guess = out.vals[j]
-            lo = lo_b
-            hi = hi_b
-            sibling_window(X, out.cards, out.vals, i, &lo, &hi)
-            out.vals[i] = child_value(X, out.cards[i], guess, lo, hi)
             if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
                 out.value = out.vals[i]
-            guess = out.vals[i]
     else:
         out.value = mtdf(X, rollout(X), lo_b, hi_b)
         table_first(X, out.cards, out.n)

@@ -59,7 +59,7 @@ cdef inline bint counted_stop(Ctx* X) noexcept nogil:
     if X.nodes >= X.check_at:
         # every 1024 nodes, counting those of `last_two`, which does not check
         X.check_at = X.nodes + 1024
-        if X.stop or (X.deadline_ns and now_ns() > X.deadline_ns):
+        if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
             X.stopped = 1
     return X.stopped
 
@@ -85,6 +85,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     cdef int lo_b, hi_b, lo_q, hi_q, a0, b0, depth = popcount64(all_cards), maximize
     cdef uint64_t key[2]
     cdef Entry* e
+    cdef Bucket copy
     cdef int order[16]
 
     if counted_stop(X):
@@ -100,7 +101,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     hash = shape_hash(key)
     lo_q = -INF
     hi_q = INF
-    e = tt_probe(&X.tt, r, key, hash, &lo_q, &hi_q)
+    e = tt_probe(&X.tt, r, key, hash, &lo_q, &hi_q, &copy)
     if e != NULL:
         # a stored entry's bounds hold the static ones of its store already
         lo_b = e.lo

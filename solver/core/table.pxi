@@ -11,6 +11,48 @@ cdef extern from *:
     uint64_t mul_hi64 "malilla_mul_hi64"(uint64_t a, uint64_t b) nogil
 
 
+# A shared table's buckets are guarded by their `seq`, a sequence lock: a
+# writer makes it odd while it writes, and a reader copies the bucket and
+# keeps the copy only if `seq` was even and unchanged around the copy.
+cdef extern from *:
+    """
+    #if defined(__x86_64__) || defined(__i386__)
+    #define malilla_pause() __builtin_ia32_pause()
+    #else
+    #define malilla_pause() ((void)0)
+    #endif
+    static inline void malilla_bucket_lock(uint32_t* seq) {
+        uint32_t s;
+        for (;;) {
+            s = __atomic_load_n(seq, __ATOMIC_RELAXED);
+            if (!(s & 1) && __atomic_compare_exchange_n(seq, &s, s + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return;
+            malilla_pause();
+        }
+    }
+    static inline void malilla_bucket_unlock(uint32_t* seq) {
+        __atomic_store_n(seq, *seq + 1, __ATOMIC_RELEASE);
+    }
+    static inline void malilla_bucket_copy(void* to, const void* from, const uint32_t* seq, size_t n) {
+        uint32_t s;
+        for (;;) {
+            s = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+            if (!(s & 1)) {
+                memcpy(to, from, n);
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s)
+                    return;
+            }
+            malilla_pause();
+        }
+    }
+    """
+    void pause "malilla_pause"() nogil
+    void bucket_lock "malilla_bucket_lock"(uint32_t* seq) nogil
+    void bucket_unlock "malilla_bucket_unlock"(uint32_t* seq) nogil
+    void bucket_copy "malilla_bucket_copy"(void* to, const void* src, const uint32_t* seq, size_t n) nogil
+
+
 cdef enum:
     BUCKET_BYTES = sizeof(Bucket)
     FIRST_BUCKETS = 4096    # buckets in use after a clear; the table doubles from there
@@ -34,12 +76,16 @@ cdef inline uint64_t key_word(const Entry* e, int i) noexcept nogil:
     return e.key[2 * i] | (<uint64_t>e.key[2 * i + 1] << 32)
 
 
-cdef inline Entry* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
-    return t.buckets[mul_hi64(hash, t.active)].slot
+cdef inline Bucket* bucket_of(const Table* t, uint64_t hash) noexcept nogil:
+    return &t.buckets[mul_hi64(hash, t.active)]
 
 
 cdef inline Entry* tt_find(Table* t, const uint64_t* k, uint64_t hash) noexcept nogil:
-    cdef Entry* b = bucket_of(t, hash)
+    """The entry of key k, or NULL (in a table no other thread writes)."""
+    return bucket_entry(bucket_of(t, hash).slot, k)
+
+
+cdef inline Entry* bucket_entry(Entry* b, const uint64_t* k) noexcept nogil:
     cdef int i
     for i in range(BUCKET):
         if key_word(&b[i], 0) == k[0] and key_word(&b[i], 1) == k[1]:
@@ -63,16 +109,21 @@ cdef inline void slot_differences(const RuleFlags* r, uint64_t mine, uint64_t ot
 
 
 cdef inline Entry* tt_probe(Table* t, const RuleFlags* r, const uint64_t* k, uint64_t hash,
-                            int* lo, int* hi) noexcept nogil:
+                            int* lo, int* hi, Bucket* copy) noexcept nogil:
     """The entry of key k, or NULL; [lo, hi] narrowed to the bounds that the
     entries of quasi-symmetric positions give: those that differ only in
     which cards of the same ranks among the cards in play, held by the same
     players, are in play. Their play maps card for card onto this one's, so
-    their values differ by at most what those cards' points differ by."""
-    cdef Entry* b = bucket_of(t, hash)
+    their values differ by at most what those cards' points differ by. A
+    shared table's bucket is read into `copy`, which the entry points into."""
+    cdef Bucket* bucket = bucket_of(t, hash)
+    cdef Entry* b = bucket.slot
     cdef Entry* found = NULL
     cdef uint64_t mine = k[1] >> HOLDER_BITS, other
     cdef int i, more, less
+    if t.shared:
+        bucket_copy(copy.slot, bucket.slot, &bucket.seq, sizeof(copy.slot))
+        b = copy.slot
     for i in range(BUCKET):
         if key_word(&b[i], 0) != k[0] or (key_word(&b[i], 1) ^ k[1]) & HOLDERS:
             continue
@@ -122,7 +173,7 @@ cdef void tt_grow(Table* t) noexcept nogil:
                 t.used -= 1
                 k[0] = key_word(&moving[j], 0)
                 k[1] = key_word(&moving[j], 1)
-                e = tt_slot(t, bucket_of(t, shape_hash(k)))
+                e = tt_slot(t, bucket_of(t, shape_hash(k)).slot)
                 e[0] = moving[j]
 
 
@@ -141,16 +192,20 @@ cdef void tt_reserve(Table* t, int cards) noexcept nogil:
 cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
                           int depth, int lo, int hi, int best) noexcept nogil:
     cdef Entry* e
+    cdef Bucket* bucket
     if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET:
         tt_grow(t)
-    e = tt_find(t, k, hash)
+    bucket = bucket_of(t, hash)
+    if t.shared:
+        bucket_lock(&bucket.seq)
+    e = bucket_entry(bucket.slot, k)
     if e != NULL:
         if lo < e.lo:
             lo = e.lo
         if hi > e.hi:
             hi = e.hi
     else:
-        e = tt_slot(t, bucket_of(t, hash))
+        e = tt_slot(t, bucket.slot)
     e.key[0] = <uint32_t>k[0]
     e.key[1] = <uint32_t>(k[0] >> 32)
     e.key[2] = <uint32_t>k[1]
@@ -159,6 +214,8 @@ cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
     e.hi = <int8_t>hi
     e.best = <uint8_t>best
     e.depth = <uint8_t>depth
+    if t.shared:
+        bucket_unlock(&bucket.seq)
 
 
 cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
