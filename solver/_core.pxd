@@ -71,7 +71,8 @@ cdef struct Table:
     uint64_t initial
     uint64_t used
     uint64_t holders[4]     # who holds each card with points in the deal of the positions stored
-    int shared              # searched by several threads at once: buckets are read and written under `seq`
+    int shared              # searched by several threads at once: buckets are read and written under `seq`,
+                            # and the table does not grow
 
 cdef struct Ctx:
     RuleFlags rules

@@ -38,6 +38,7 @@ include "core/table.pxi"
 include "core/ordering.pxi"
 include "core/bounds.pxi"
 include "core/search.pxi"
+include "core/threads.pxi"
 include "core/root.pxi"
 include "core/scoring.pxi"
 

@@ -143,11 +143,13 @@ class Solver:
     threads use two cores. Threads that share one take turns with it. Positions
     of one deal share the table's bounds.
 
-    With `threads` above 1, one search of a position of 30 cards or more in
-    "all" mode scores its cards on that many threads, which share the table:
-    the same values sooner on a machine with the cores to spare (its node
-    count then varies from run to run). Other modes and smaller positions
-    search on one thread, where starting others costs more than they save.
+    With `threads` above 1, one search of a position of 30 cards or more runs
+    on that many threads, which share the table: in "all" mode they score the
+    cards, in "best" and "optimal" they probe for the value together. The
+    answers are the same, sooner on a machine with the cores to spare; the
+    node count then varies from run to run. "target" mode and smaller
+    positions search on one thread, where starting others costs about what
+    they save.
     """
 
     def __init__(self, memory: int = DEFAULT_MEMORY, threads: int = 1) -> None:

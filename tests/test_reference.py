@@ -32,7 +32,7 @@ def solver():
 
 @pytest.fixture(scope="module")
 def helped() -> dict[int, Solver]:
-    """Solvers of 2, 3 and 4 threads whose helpers join every search in "all" mode."""
+    """Solvers of 2, 3 and 4 threads whose helpers join every search."""
     solvers = {n: Solver(threads=n) for n in (2, 3, 4)}
     for solver in solvers.values():
         solver._core.helpers_from = 0
@@ -172,13 +172,16 @@ class TestValuesOfEveryCard:
     @given(state=any_endgame(), threads=st.sampled_from([2, 3, 4]), keep=st.booleans())
     def test_helper_threads_give_the_same_values(self, helped, state, threads, keep):
         """Helpers join every search here, however small (`helpers_from` 0), on a kept or
-        cleared table, and every card's value and the line still agree with minimax."""
+        cleared table, and every card's value, the line and the other modes still agree with
+        minimax."""
         solver = helped[threads]
         if not keep:
             solver.clear()
+        expected = ref.card_values(state)
         solution = solver.solve(position(state))
-        assert solution.values == ref.card_values(state), state.to_json()
+        assert solution.values == expected, state.to_json()
         assert ref.line_points(state, list(solution.line)) == solution.value
+        assert_modes_agree(solver, position(state), expected)
 
     @settings(max_examples=150, **SETTINGS)
     @given(state=any_endgame())

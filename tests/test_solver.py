@@ -189,9 +189,9 @@ def helpers_running() -> int:
 
 
 class TestHelperThreads:
-    """`Solver(threads=N)`: one search in "all" mode scores its cards on N threads."""
+    """`Solver(threads=N)`: one search runs on N threads ("all", "best" and "optimal" modes)."""
 
-    def test_the_same_values_as_one_thread(self) -> None:
+    def test_the_same_answers_as_one_thread(self) -> None:
         """Whole deals and positions of 30 cards or more along their play, on warm and cold tables."""
         positions = [played_out(profile, seed, tricks, cards) for profile in (MALILLA, MANILLE)
                      for seed in range(4) for tricks, cards in ((0, 0), (0, 2), (1, 1), (2, 0))
@@ -201,20 +201,28 @@ class TestHelperThreads:
             one.clear()
             if i % 2:
                 helped.clear()
-            expected, got = one.solve(position), helped.solve(position)
+            expected = one.solve(position)
+            argmax = set(expected.best)
+            got = helped.solve(position)
             assert (got.value, got.values) == (expected.value, expected.values)
-            assert got.line[0] in got.best
-            p = position
-            for card in got.line:
-                p = p.play(card)
-            assert p.points_won()[position.to_move % 2] - position.points_won()[position.to_move % 2] == got.value
+            optimal, best = helped.solve(position, mode="optimal"), helped.solve(position, mode="best")
+            assert (optimal.value, set(optimal.best)) == (expected.value, argmax)
+            assert best.value == expected.value and best.best[0] in argmax
+            for solution in (got, optimal, best):
+                assert solution.line[0] in solution.best
+                p = position
+                for card in solution.line:
+                    p = p.play(card)
+                side = position.to_move % 2
+                assert p.points_won()[side] - position.points_won()[side] == expected.value
 
-    def test_helpers_run_beside_the_search(self) -> None:
+    @pytest.mark.parametrize("mode", ["all", "best"])
+    def test_helpers_run_beside_the_search(self, mode: str) -> None:
         """A whole deal's search on N threads runs N - 1 helpers beside its own, which end with it."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
         most = {}
         for threads in (1, 2, 3):
-            thread = threading.Thread(target=Solver(threads=threads).solve, args=(position,))
+            thread = threading.Thread(target=Solver(threads=threads).solve, args=(position, mode))
             thread.start()
             most[threads] = 0
             while thread.is_alive():

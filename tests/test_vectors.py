@@ -31,7 +31,7 @@ def solver():
 
 @pytest.fixture(scope="module")
 def helped():
-    """A solver of two threads whose helper joins every search in "all" mode."""
+    """A solver of two threads whose helper joins every search."""
     solver = Solver(threads=2)
     solver._core.helpers_from = 0
     return solver
@@ -98,6 +98,7 @@ class TestSolvedVectors:
         assert set(solution.best) == argmax
 
     @pytest.mark.vectors("endgames3", "endgames6", "full")
-    def test_values_on_two_threads(self, helped, vector_line):
-        solution = helped.solve(Position.from_json(vector_line))
-        assert solution.values == vector_line["values"]
+    def test_values_and_modes_on_two_threads(self, helped, vector_line):
+        position = Position.from_json(vector_line)
+        assert helped.solve(position).values == vector_line["values"]
+        assert_modes_agree(helped, position, vector_line["values"])

@@ -1,5 +1,5 @@
-# The root: each legal card's value or a target question, the first guess
-# (a rollout) and the principal line.
+# The root: each mode's answer (every card's value in "all" mode is
+# `score_all`'s), the first guess (a rollout) and the principal line.
 
 
 cdef struct RootResult:
@@ -134,8 +134,39 @@ cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
             return
 
 
+cdef struct Probes:
+    int guess
+    int lo
+    int hi
+
+
+cdef void probe_for(Helper* h) noexcept nogil:
+    cdef Probes* p = <Probes*>h.job
+    mtdf(h.X, p.guess + h.k, p.lo, p.hi)
+
+
+cdef int root_value(Ctx* X, int guess, int lo, int hi, int threads) noexcept nogil:
+    """The root's exact value by `mtdf`. Helpers (`start_helpers`) run the
+    same probes from a guess one point higher each, where the probes after
+    the first mostly go, so filling the shared table ahead of this thread;
+    they stop once it has the value."""
+    cdef Helper helpers[THREAD_LIMIT]
+    cdef Probes p
+    cdef volatile int found = 0
+    cdef int started, v
+    p.guess = guess
+    p.lo = lo
+    p.hi = hi
+    started = start_helpers(X, helpers, threads, probe_for, &p, &found)
+    v = mtdf(X, guess, lo, hi)
+    found = 1
+    join_helpers(X, helpers, started)
+    return v
+
+
 cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
-    """The root's answer in `mode`; `threads` threads score the cards in "all"."""
+    """The root's answer in `mode`, on up to `threads` threads: they score the
+    cards in "all" mode and find the value in "best" and "optimal"."""
     cdef int i, goal
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
@@ -162,7 +193,7 @@ cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) n
             if i == 0 or (maximize and out.vals[i] > out.value) or (not maximize and out.vals[i] < out.value):
                 out.value = out.vals[i]
     else:
-        out.value = mtdf(X, rollout(X), lo_b, hi_b)
+        out.value = root_value(X, rollout(X), lo_b, hi_b, threads)
         table_first(X, out.cards, out.n)
         for i in range(out.n):
             out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)

@@ -2,27 +2,7 @@
 # threads take the cards in order, one at a time, and share the table.
 
 
-cdef extern from "<pthread.h>" nogil:
-    ctypedef unsigned long pthread_t
-    int pthread_create(pthread_t* thread, const void* attr, void* (*start)(void*) noexcept nogil, void* arg)
-    int pthread_join(pthread_t thread, void** result)
-
-
-cdef extern from *:
-    """
-    #include <pthread.h>
-    static void malilla_name_helper(void) {
-    #ifdef __linux__
-        pthread_setname_np(pthread_self(), "malilla-helper");
-    #endif
-    }
-    """
-    void name_helper "malilla_name_helper"() nogil
-
-
 cdef enum:
-    THREAD_LIMIT = 16
-    HELPERS_FROM = 30       # the default of `Ctx.helpers_from`
     CARD_FREE = 0
     CARD_TAKEN = 1          # a thread is finding its value
     CARD_FOUND = 2          # its value is in `vals`
@@ -35,12 +15,6 @@ cdef struct Scoring:
     int first_guess         # the first card's rollout
     int lo_b
     int hi_b
-
-
-cdef struct Helper:
-    Ctx* X                  # the helper's own search state, on the shared table
-    Scoring* sc
-    pthread_t thread
 
 
 cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, int seat) noexcept nogil:
@@ -123,15 +97,6 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
     return card if card >= 0 else -2 if waiting else -1
 
 
-cdef void wait_a_moment(Ctx* X) noexcept nogil:
-    """Spin a moment, and stop if the search is stopped (cancelled, or past its deadline)."""
-    cdef int k
-    for k in range(256):
-        pause()
-    if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
-        X.stopped = 1
-
-
 cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
     """Take cards and find each one's exact value until none is left (see
     `take_card`); with no card of its own to guess from, a thread's first
@@ -154,71 +119,22 @@ cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
         guess = v
 
 
-cdef void* helper_main(void* arg) noexcept nogil:
-    cdef Helper* h = <Helper*>arg
-    name_helper()      # as `top -H` and /proc show it
-    score_cards(h.X, h.sc)
-    return NULL
-
-
-cdef Ctx* helper_context(const Ctx* X) noexcept nogil:
-    """A copy of X's search state for a helper thread, its counters at 0 (NULL without memory)."""
-    cdef Ctx* h = <Ctx*>aligned_alloc(64, (sizeof(Ctx) + 63) // 64 * 64)
-    if h != NULL:
-        memcpy(h, X, sizeof(Ctx))
-        h.nodes = 0
-        h.check_at = 1024
-        h.boundary_nodes = 0
-        h.table_cutoffs = 0
-        h.quasi_cutoffs = 0
-    return h
+cdef void score_for(Helper* h) noexcept nogil:
+    score_cards(h.X, <Scoring*>h.job)
 
 
 cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) noexcept nogil:
-    """Every card's exact value in `out.vals`, found by `threads` threads (this
-    one and helpers, which join only from `helpers_from` cards in the hands).
-    While they share the table it does not grow; their nodes and the entries
-    they store are X's."""
+    """Every card's exact value in `out.vals`, found by `threads` threads: this
+    one and helpers (`start_helpers`)."""
     cdef Scoring sc
     cdef Helper helpers[THREAD_LIMIT]
-    cdef Helper* h
-    cdef uint64_t nbuckets = X.tt.nbuckets, used = X.tt.used
-    cdef int k, started = 0
+    cdef int started
     memset(&sc, 0, sizeof(sc))
     sc.out = out
     sc.lo_b = lo_b
     sc.hi_b = hi_b
     sc.first_guess = card_rollout(X, out.cards[0])
-    if threads > out.n:
-        threads = out.n
-    if threads > THREAD_LIMIT:
-        threads = THREAD_LIMIT
-    if popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]) < X.helpers_from:
-        threads = 1     # a smaller search takes less time than starting a thread
-    if threads > 1:
-        X.tt.shared = 1
-        X.tt.nbuckets = X.tt.active
-    for k in range(threads - 1):
-        h = &helpers[started]
-        h.X = helper_context(X)
-        if h.X == NULL:
-            break
-        h.sc = &sc
-        if pthread_create(&h.thread, NULL, helper_main, h) != 0:
-            free(h.X)
-            break
-        started += 1
+    started = start_helpers(X, helpers, threads if threads < out.n else out.n, score_for, &sc, X.halt)
     score_cards(X, &sc)
-    for k in range(started):
-        h = &helpers[k]
-        pthread_join(h.thread, NULL)
-        X.nodes += h.X.nodes
-        X.boundary_nodes += h.X.boundary_nodes
-        X.table_cutoffs += h.X.table_cutoffs
-        X.quasi_cutoffs += h.X.quasi_cutoffs
-        X.tt.used += h.X.tt.used - used
-        if h.X.stopped:
-            X.stopped = 1
-        free(h.X)
-    X.tt.shared = 0
-    X.tt.nbuckets = nbuckets
+    if join_helpers(X, helpers, started):
+        X.stopped = 1

@@ -193,7 +193,7 @@ cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
                           int depth, int lo, int hi, int best) noexcept nogil:
     cdef Entry* e
     cdef Bucket* bucket
-    if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET:
+    if t.active < t.nbuckets and t.used * 2 > t.active * BUCKET and not t.shared:
         tt_grow(t)
     bucket = bucket_of(t, hash)
     if t.shared:
