@@ -1,8 +1,10 @@
 # Every root card's exact value ("all" mode), on one thread or several: the
-# threads take the cards in order, one at a time, and share the table.
+# threads take the cards in order, one at a time, each once the cards of its
+# suit before it are valued, and share the table.
 
 
 cdef enum:
+    NO_GUESS = -1000        # a card's first guess is its own rollout
     CARD_FREE = 0
     CARD_TAKEN = 1          # a thread is finding its value
     CARD_FOUND = 2          # its value is in `vals`
@@ -28,13 +30,13 @@ cdef inline bint interchangeable(const Ctx* X, int c, int d, uint64_t present, i
     return (present & above(lo) & ~above(hi - 1) & ~st.hands[seat]) == 0    # between them, only its own
 
 
-cdef bint sibling_taken(const Ctx* X, const Scoring* sc, int i, uint64_t present, int seat) noexcept nogil:
-    """Is a card interchangeable with card i being valued by a thread now?"""
+cdef int suit_before(const Scoring* sc, int i) noexcept nogil:
+    """The last card of card i's suit before it, or -1."""
     cdef int j
-    for j in range(sc.out.n):
-        if sc.state[j] == CARD_TAKEN and interchangeable(X, sc.out.cards[i], sc.out.cards[j], present, seat):
-            return 1
-    return 0
+    for j in range(i - 1, -1, -1):
+        if sc.out.cards[j] >> 4 == sc.out.cards[i] >> 4:
+            return j
+    return -1
 
 
 cdef void sibling_window(const Ctx* X, const Scoring* sc, int i, int* lo, int* hi) noexcept nogil:
@@ -69,27 +71,34 @@ cdef void sibling_window(const Ctx* X, const Scoring* sc, int i, int* lo, int* h
 
 
 cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noexcept nogil:
-    """The first free card none of whose interchangeable cards is being
-    valued (so that their values narrow its window), marked taken, with its
-    window in [lo, hi] and its first guess: the value found for the last
-    card of its suit, else `guess` as given. -1 when no card is free, -2
-    when each free one waits for such a card."""
-    cdef int seat = to_move(&X.rules, &X.st), i, j, waiting = 0, card = -1
-    cdef uint64_t present = in_play(&X.st)
+    """The first free card whose suit's cards before it have their values,
+    marked taken, with its window in [lo, hi] (narrowed by the interchangeable
+    ones among them) and its first guess in `guess`: as on one thread, the
+    value of the last of them, else that of the card before it, but
+    NO_GUESS while that card is being valued (far from the value, a guess
+    costs many probes). -1 when no card is free, -2 when each free one waits
+    for a card of its suit."""
+    cdef int i, source, waiting = 0, card = -1
     bucket_lock(&sc.lock)
     for i in range(sc.out.n):
         if sc.state[i] != CARD_FREE:
             continue
-        if sibling_taken(X, sc, i, present, seat):
+        source = suit_before(sc, i)
+        if source >= 0 and sc.state[source] != CARD_FOUND:
             waiting = 1
             continue
         card = i
+        if source < 0:
+            source = i - 1
+        if source < 0:
+            guess[0] = sc.first_guess
+        elif sc.state[source] == CARD_FOUND:
+            guess[0] = sc.out.vals[source]
+        else:
+            guess[0] = NO_GUESS
         break
     if card >= 0:
         sc.state[card] = CARD_TAKEN
-        for j in range(sc.out.n):
-            if sc.state[j] == CARD_FOUND and sc.out.cards[j] >> 4 == sc.out.cards[card] >> 4:
-                guess[0] = sc.out.vals[j]
         lo[0] = sc.lo_b
         hi[0] = sc.hi_b
         sibling_window(X, sc, card, lo, hi)
@@ -98,10 +107,8 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
 
 
 cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
-    """Take cards and find each one's exact value until none is left (see
-    `take_card`); with no card of its own to guess from, a thread's first
-    guess is the one it was given, then the last value it found."""
-    cdef int i, lo, hi, guess = sc.first_guess, v
+    """Take cards and find each one's exact value until none is left (see `take_card`)."""
+    cdef int i, lo, hi, guess, v
     while not X.stopped:
         i = take_card(X, sc, &guess, &lo, &hi)
         if i == -1:
@@ -109,6 +116,8 @@ cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
         if i == -2:
             wait_a_moment(X)
             continue
+        if guess == NO_GUESS:
+            guess = card_rollout(X, sc.out.cards[i])
         v = child_value(X, sc.out.cards[i], guess, lo, hi)
         if X.stopped:
             break
@@ -116,7 +125,6 @@ cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
         sc.out.vals[i] = v
         sc.state[i] = CARD_FOUND
         bucket_unlock(&sc.lock)
-        guess = v
 
 
 cdef void score_for(Helper* h) noexcept nogil:
