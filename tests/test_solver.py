@@ -243,11 +243,13 @@ class TestHelperThreads:
         solution = solver.solve(position)
         assert solution.nodes == solver.stats["nodes"] > 0
 
-    def test_a_timeout_stops_every_thread(self) -> None:
+    @pytest.mark.parametrize("mode", ["all", "best"])
+    def test_a_timeout_stops_every_thread(self, mode: str) -> None:
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())
         solver = Solver(threads=2)
         with pytest.raises(SearchTimeout):
-            solver.solve(position, timeout=0.02)
+            solver.solve(position, mode, timeout=0.01)
+        assert helpers_running() == 0
         assert solver.solve(position).values == Solver().solve(position).values
 
     @pytest.mark.parametrize("threads, message", [
@@ -321,16 +323,17 @@ class TestStopping:
         assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
         assert solver.solve(position).value == Solver().solve(position).value
 
-    @pytest.mark.parametrize("threads", [1, 2])
-    def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int) -> None:
-        """A cancel stops the search, its helper threads too, and the solver works after it."""
+    @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best")])
+    def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int, mode: str) -> None:
+        """A cancel stops the search, its helper threads too (in "best" mode they stop on the
+        value found, so it reaches them through it), and the solver works after it."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
         solver = Solver(threads=threads)
         errors: list[Exception] = []
 
         def work() -> None:
             try:
-                solver.solve(position, timeout=60)
+                solver.solve(position, mode, timeout=60)
             except SearchStopped as e:
                 errors.append(e)
 
