@@ -50,6 +50,13 @@ class TestAnalyzeCommand:
             assert row.split()[1] == str(cards) and row.split()[3] == str(cost)
         assert "%" not in proc.stderr   # no progress bar when stderr is not a terminal
 
+    def test_threads_give_the_same_analysis(self) -> None:
+        """`--threads 2` searches the early positions of a deal on two threads: the same costs."""
+        proc = run("analyze", "--threads", "2", stdin=jsonl(self.deals[:2]))
+        assert proc.returncode == 0, proc.stderr
+        assert [json.loads(line) for line in proc.stdout.splitlines()] == \
+            [analyze(d, Solver()).to_json() for d in self.deals[:2]]
+
     def test_stdin_and_the_progress_bar_on_request(self, tmp_path) -> None:
         proc = run("analyze", "--progress", "--memory", str(1 << 22), stdin=jsonl(self.deals[:1]))
         assert proc.returncode == 0, proc.stderr
