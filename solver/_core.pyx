@@ -324,9 +324,9 @@ cdef class Core:
 
     @property
     def helpers_from(self):
-        """The fewest cards in the hands for which a search in "all" mode
-        uses the helper threads `solve` is given (default 30: a smaller
-        search takes about as long as starting a thread)."""
+        """The fewest cards in the hands for which a search uses the helper
+        threads `solve` is given (default 30: a smaller search takes about as
+        long as starting a thread)."""
         return self.X.helpers_from
 
     @helpers_from.setter
@@ -351,8 +351,9 @@ cdef class Core:
         """Search one state.
 
         mode: "best", "optimal", "all" or "target" (see solver.solve).
-        threads: how many threads score the cards in "all" mode (this one
-        and helpers sharing the table; see `helpers_from`).
+        threads: how many threads search (this one and helpers sharing the
+        table): they score the cards in "all" mode and find the value in
+        "best" and "optimal" (see `helpers_from`).
         Returns (value, [(card, val)], line, nodes, total): in "target" mode
         value is 1 or 0 and val 1 for the card that reaches the target; in
         "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S
