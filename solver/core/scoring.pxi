@@ -14,7 +14,6 @@ cdef struct Scoring:
     RootResult* out         # the cards to score, and their values once found
     int state[16]           # CARD_FREE, CARD_TAKEN or CARD_FOUND, for each card
     uint32_t lock           # taken (odd) while a thread reads or writes `state` and `out.vals`
-    int first_guess         # the first card's rollout
     int lo_b
     int hi_b
 
@@ -75,8 +74,8 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
     marked taken, with its window in [lo, hi] (narrowed by the interchangeable
     ones among them) and its first guess in `guess`: as on one thread, the
     value of the last of them, else that of the card before it, but
-    NO_GUESS while that card is being valued (far from the value, a guess
-    costs many probes). -1 when no card is free, -2 when each free one waits
+    NO_GUESS for the first card and while that card is being valued (far
+    from the value, a guess costs many probes). -1 when no card is free, -2 when each free one waits
     for a card of its suit."""
     cdef int i, source, waiting = 0, card = -1
     bucket_lock(&sc.lock)
@@ -90,12 +89,7 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
         card = i
         if source < 0:
             source = i - 1
-        if source < 0:
-            guess[0] = sc.first_guess
-        elif sc.state[source] == CARD_FOUND:
-            guess[0] = sc.out.vals[source]
-        else:
-            guess[0] = NO_GUESS
+        guess[0] = sc.out.vals[source] if source >= 0 and sc.state[source] == CARD_FOUND else NO_GUESS
         break
     if card >= 0:
         sc.state[card] = CARD_TAKEN
@@ -141,7 +135,6 @@ cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) no
     sc.out = out
     sc.lo_b = lo_b
     sc.hi_b = hi_b
-    sc.first_guess = card_rollout(X, out.cards[0])
     started = start_helpers(X, helpers, threads if threads < out.n else out.n, score_for, &sc, X.halt)
     score_cards(X, &sc)
     if join_helpers(X, helpers, started):
