@@ -53,14 +53,19 @@ cdef inline int search(Ctx* X, int alpha, int beta) noexcept nogil:
     return follow(X, alpha, beta) if X.st.ntrick else lead(X, alpha, beta)
 
 
+cdef inline void check_stop(Ctx* X) noexcept nogil:
+    """Mark the search stopped if it is cancelled (`halt`) or past its deadline."""
+    if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
+        X.stopped = 1
+
+
 cdef inline bint counted_stop(Ctx* X) noexcept nogil:
-    """Count a node; is the search stopped (cancelled, or past its deadline)?"""
+    """Count a node; is the search stopped (`check_stop`)?"""
     X.nodes += 1
     if X.nodes >= X.check_at:
         # every 1024 nodes, counting those of `last_two`, which does not check
         X.check_at = X.nodes + 1024
-        if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
-            X.stopped = 1
+        check_stop(X)
     return X.stopped
 
 

@@ -100,9 +100,8 @@ cdef bint join_helpers(Ctx* X, Helper* helpers, int started) noexcept nogil:
 
 
 cdef void wait_a_moment(Ctx* X) noexcept nogil:
-    """Spin a moment, and stop if the search is stopped (cancelled, or past its deadline)."""
+    """Spin a moment, then `check_stop`."""
     cdef int k
     for k in range(256):
         pause()
-    if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
-        X.stopped = 1
+    check_stop(X)
