@@ -92,7 +92,8 @@ def test_full_deals(benchmark, game: str, mode: str) -> None:
     report(benchmark, [(p, {"mode": mode}) for p in deals_of(game)])
 
 
-@pytest.mark.parametrize("game,mode", [("malilla", "all"), ("malilla", "best"), ("manille", "all")])
+@pytest.mark.parametrize("game,mode", [("malilla", "all"), ("malilla", "best"), ("malilla", "optimal"),
+                                       ("manille", "all"), ("manille", "best")])
 def test_full_deals_on_two_threads(benchmark, game: str, mode: str) -> None:
     """The same questions, one deal at a time, each searched on two threads
     that share the table (`Solver(threads=2)`); the nodes are both threads'."""
@@ -107,14 +108,16 @@ def test_other_questions(benchmark, game: str, mode: str, objective: str) -> Non
     report(benchmark, [(p, {"mode": mode, "objective": objective}) for p in deals_of(game)])
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ["malilla", "manille"])
-def test_target_questions(benchmark, game: str) -> None:
+def test_target_questions(benchmark, game: str, threads: int) -> None:
     """Can the side to move take at least T points? Asked at each deal's value
-    (yes) and one point above it (no), each from an empty table."""
+    (yes) and one point above it (no), each from an empty table, on one thread
+    and on two."""
     solver = Solver()
     questions = [(p, {"mode": "target", "target": solver.solve(p, mode="best").value + more})
                  for p in deals_of(game) for more in (0, 1)]
-    answers = report(benchmark, questions)
+    answers = report(benchmark, questions, threads)
     assert [a.reached for a in answers] == [True, False] * (len(questions) // 2)
 
 

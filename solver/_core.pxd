@@ -89,6 +89,9 @@ cdef struct Ctx:
     int stopped
     int killers[MAX_CARDS + 1][2]
     int static_bounds          # 0: trick-boundary bounds from the table and the points left only
-    int helpers_from           # the fewest cards in the hands for which helper threads join a search
+    long long helpers_after    # the nodes a search runs alone before its helper threads start (`form_team`)
+    void* team                 # the helpers waiting to start (a `Team`), or NULL
+    long long root_nodes       # the node count when the search from the root began
+    long long helpers_at       # the node count at which the helpers waiting start
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

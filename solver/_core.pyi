@@ -20,7 +20,7 @@ class Rules:
 
 class Core:
     static_bounds: bool
-    helpers_from: int
+    helpers_after: int
     @property
     def memory(self) -> int: ...
     def __init__(self, memory: int = ...) -> None: ...

@@ -41,6 +41,7 @@ include "core/search.pxi"
 include "core/threads.pxi"
 include "core/root.pxi"
 include "core/scoring.pxi"
+include "core/checks.pxi"
 
 
 cdef void fill_slot_diff(RuleFlags* r, const int* points_by_strength) noexcept:
@@ -287,7 +288,7 @@ cdef class Core:
         self.X.tt.nbuckets = nb
         self.X.tt.initial = initial
         self.X.static_bounds = 1
-        self.X.helpers_from = HELPERS_FROM
+        self.X.helpers_after = HELPERS_AFTER
         self.memory = nb * BUCKET_BYTES
         self.signature = None
         self.clear()
@@ -323,15 +324,17 @@ cdef class Core:
         self.X.static_bounds = on
 
     @property
-    def helpers_from(self):
-        """The fewest cards in the hands for which a search uses the helper
-        threads `solve` is given (default 30: a smaller search takes about as
-        long as starting a thread)."""
-        return self.X.helpers_from
+    def helpers_after(self):
+        """The nodes a search runs alone before the helper threads `solve` is
+        given join it (default 8192: a shorter search takes about as long as
+        starting a thread; 0: they join at once)."""
+        return self.X.helpers_after
 
-    @helpers_from.setter
-    def helpers_from(self, int cards):
-        self.X.helpers_from = cards
+    @helpers_after.setter
+    def helpers_after(self, long long nodes):
+        if nodes < 0:
+            raise ValueError(f"helpers_after: {nodes} is not a node count")
+        self.X.helpers_after = nodes
 
     @property
     def stats(self):
@@ -352,8 +355,9 @@ cdef class Core:
 
         mode: "best", "optimal", "all" or "target" (see solver.solve).
         threads: how many threads search (this one and helpers sharing the
-        table): they score the cards in "all" mode and find the value in
-        "best" and "optimal" (see `helpers_from`).
+        table): they score the cards in "all" mode, find the value in "best"
+        and "optimal", and check the cards against it or the target (see
+        `helpers_after`).
         Returns (value, [(card, val)], line, nodes, total): in "target" mode
         value is 1 or 0 and val 1 for the card that reaches the target; in
         "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S

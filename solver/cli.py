@@ -359,8 +359,7 @@ def _add_memory(parser: argparse.ArgumentParser, default: int = DEFAULT_MEMORY, 
 def _add_threads(parser: argparse.ArgumentParser) -> None:
     """The --threads flag: the most threads one search uses."""
     parser.add_argument("--threads", type=int, default=1, metavar="N",
-                        help="threads one search uses (positions of 30 cards or more, modes all, best and "
-                             "optimal; default 1)")
+                        help="threads one search uses, once it is long enough to gain from them (default 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:

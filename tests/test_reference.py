@@ -32,11 +32,8 @@ def solver():
 
 @pytest.fixture(scope="module")
 def helped() -> dict[int, Solver]:
-    """Solvers of 2, 3 and 4 threads whose helpers join every search."""
-    solvers = {n: Solver(threads=n) for n in (2, 3, 4)}
-    for solver in solvers.values():
-        solver._core.helpers_from = 0
-    return solvers
+    """Solvers of 2, 3 and 4 threads (helpers join as each test says)."""
+    return {n: Solver(threads=n) for n in (2, 3, 4)}
 
 
 def trumps(game: ref.Game) -> list[str]:
@@ -169,12 +166,14 @@ class TestValuesOfEveryCard:
         assert solution.value == max(expected.values())
 
     @settings(max_examples=200, **SETTINGS)
-    @given(state=any_endgame(), threads=st.sampled_from([2, 3, 4]), keep=st.booleans())
-    def test_helper_threads_give_the_same_values(self, helped, state, threads, keep):
-        """Helpers join every search here, however small (`helpers_from` 0), on a kept or
-        cleared table, and every card's value, the line and the other modes still agree with
-        minimax."""
+    @given(state=any_endgame(), threads=st.sampled_from([2, 3, 4]), keep=st.booleans(),
+           after=st.sampled_from([0, 4, 40]))
+    def test_helper_threads_give_the_same_values(self, helped, state, threads, keep, after):
+        """Helpers join every search here, however small: at once (`helpers_after` 0) or
+        once it has run a few nodes, from within it. On a kept or cleared table, every
+        card's value, the line and the other modes still agree with minimax."""
         solver = helped[threads]
+        solver._core.helpers_after = after
         if not keep:
             solver.clear()
         expected = ref.card_values(state)

@@ -180,6 +180,11 @@ class TestThreads:
         assert [got[i] for i in range(12)] == [[v, v] for v in expected]
 
 
+def one_above(position: Position) -> int:
+    """A target one point above the position's value: a question that checks every card."""
+    return Solver().solve(position, "best").value + 1
+
+
 def helpers_running() -> int:
     """The search's helper threads running in this process now (by their name)."""
     count = 0
@@ -200,13 +205,12 @@ def helpers_left() -> int:
 
 
 class TestHelperThreads:
-    """`Solver(threads=N)`: one search runs on N threads ("all", "best" and "optimal" modes)."""
+    """`Solver(threads=N)`: one search runs on N threads, in every mode."""
 
     def test_the_same_answers_as_one_thread(self) -> None:
-        """Whole deals and positions of 30 cards or more along their play, on warm and cold tables."""
+        """Whole deals and positions along their play, on warm and cold tables."""
         positions = [played_out(profile, seed, tricks, cards) for profile in (MALILLA, MANILLE)
-                     for seed in range(4) for tricks, cards in ((0, 0), (0, 2), (1, 1), (2, 0))
-                     if profile.tricks * 4 - 4 * tricks - cards >= 30]
+                     for seed in range(4) for tricks, cards in ((0, 0), (0, 2), (1, 1), (2, 0), (3, 3))]
         one, helped = Solver(), Solver(threads=2)
         for i, position in enumerate(positions):
             one.clear()
@@ -219,6 +223,9 @@ class TestHelperThreads:
             optimal, best = helped.solve(position, mode="optimal"), helped.solve(position, mode="best")
             assert (optimal.value, set(optimal.best)) == (expected.value, argmax)
             assert best.value == expected.value and best.best[0] in argmax
+            reached = helped.solve(position, mode="target", target=expected.value)
+            assert reached.reached and reached.best[0] in argmax
+            assert not helped.solve(position, mode="target", target=expected.value + 1).reached
             for solution in (got, optimal, best):
                 assert solution.line[0] in solution.best
                 p = position
@@ -227,13 +234,16 @@ class TestHelperThreads:
                 side = position.to_move % 2
                 assert p.points_won()[side] - position.points_won()[side] == expected.value
 
-    @pytest.mark.parametrize("mode", ["all", "best"])
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
     def test_helpers_run_beside_the_search(self, mode: str) -> None:
-        """A whole deal's search on N threads runs N - 1 helpers beside its own, which end with it."""
+        """A whole deal's search on N threads runs N - 1 helpers beside its own, which end with it
+        (the target question is one point above the value: every card is checked)."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
+        target = one_above(position) if mode == "target" else None
         most = {}
         for threads in (1, 2, 3):
-            thread = threading.Thread(target=Solver(threads=threads).solve, args=(position, mode))
+            thread = threading.Thread(target=Solver(threads=threads).solve, args=(position, mode),
+                                      kwargs={"target": target})
             thread.start()
             most[threads] = 0
             while thread.is_alive():
@@ -242,11 +252,26 @@ class TestHelperThreads:
             assert helpers_left() == 0
         assert most == {1: 0, 2: 1, 3: 2}
 
-    def test_small_searches_stay_on_one_thread(self) -> None:
-        """Below `helpers_from` cards (30) no helper joins: the same nodes as one thread."""
-        position = played_out(MALILLA, 7, 3)   # 28 cards
-        assert Solver(threads=2)._core.helpers_from == 30
-        assert Solver(threads=2).solve(position).nodes == Solver().solve(position).nodes
+    @pytest.mark.parametrize("mode, after", [("all", 1024), ("best", 16 * 1024), ("optimal", 16 * 1024)])
+    def test_short_searches_stay_on_one_thread(self, mode: str, after: int) -> None:
+        """Helpers join a search once it has run `helpers_after` nodes (default 1024), 16
+        times as many where their work may go unused: a shorter search takes exactly one
+        thread's nodes, and so does a whole deal's search under a bound it never reaches."""
+        assert Solver(threads=2)._core.helpers_after == 1024
+        short = [p for p in (played_out(MALILLA, 7, tricks) for tricks in range(5, 9))
+                 if Solver().solve(p, mode).nodes < after]
+        assert short
+        for position in short:
+            assert Solver(threads=2).solve(position, mode).nodes == Solver().solve(position, mode).nodes
+        whole = Position.from_json(deal(MALILLA, 3).to_position_json())
+        alone = Solver(threads=2)
+        alone._core.helpers_after = 10 ** 12
+        assert alone.solve(whole, mode).nodes == Solver().solve(whole, mode).nodes
+
+    @pytest.mark.parametrize("nodes", [-1, -10 ** 6])
+    def test_helpers_after_is_a_node_count(self, nodes: int) -> None:
+        with pytest.raises(ValueError, match=rf"^helpers_after: {nodes} is not a node count$"):
+            Solver(threads=2)._core.helpers_after = nodes
 
     def test_nodes_count_every_thread(self) -> None:
         position = Position.from_json(deal(MALILLA, 3).to_position_json())
@@ -254,12 +279,13 @@ class TestHelperThreads:
         solution = solver.solve(position)
         assert solution.nodes == solver.stats["nodes"] > 0
 
-    @pytest.mark.parametrize("mode", ["all", "best"])
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
     def test_a_timeout_stops_every_thread(self, mode: str) -> None:
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())
         solver = Solver(threads=2)
+        target = one_above(position) if mode == "target" else None
         with pytest.raises(SearchTimeout):
-            solver.solve(position, mode, timeout=0.01)
+            solver.solve(position, mode, target=target, timeout=0.01)
         assert helpers_left() == 0
         assert solver.solve(position).values == Solver().solve(position).values
 
@@ -334,17 +360,19 @@ class TestStopping:
         assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
         assert solver.solve(position).value == Solver().solve(position).value
 
-    @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best")])
+    @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best"), (2, "optimal"), (2, "target")])
     def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int, mode: str) -> None:
-        """A cancel stops the search, its helper threads too (in "best" mode they stop on the
-        value found, so it reaches them through it), and the solver works after it."""
+        """A cancel stops the search and its helper threads (in "all" mode they see it
+        themselves, in the others it reaches them through the search they help), and the
+        solver works after it."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
         solver = Solver(threads=threads)
+        target = one_above(position) if mode == "target" else None
         errors: list[Exception] = []
 
         def work() -> None:
             try:
-                solver.solve(position, mode, timeout=60)
+                solver.solve(position, mode, target=target, timeout=60)
             except SearchStopped as e:
                 errors.append(e)
 

@@ -33,7 +33,7 @@ def solver():
 def helped():
     """A solver of two threads whose helper joins every search."""
     solver = Solver(threads=2)
-    solver._core.helpers_from = 0
+    solver._core.helpers_after = 0
     return solver
 
 

@@ -146,44 +146,40 @@ cdef void probe_for(Helper* h) noexcept nogil:
 
 
 cdef int root_value(Ctx* X, int guess, int lo, int hi, int threads) noexcept nogil:
-    """The root's exact value by `mtdf`. Helpers (`start_helpers`) run the
+    """The root's exact value by `mtdf`. Helpers (`form_team`) run the
     same probes from a guess one point higher each, where the probes after
     the first mostly go, so filling the shared table ahead of this thread;
     they stop once it has the value."""
-    cdef Helper helpers[THREAD_LIMIT]
+    cdef Team team
     cdef Probes p
     cdef volatile int found = 0
-    cdef int started, v
+    cdef int v
     p.guess = guess
     p.lo = lo
     p.hi = hi
-    started = start_helpers(X, helpers, threads, probe_for, &p, &found)
+    form_team(X, &team, threads, probe_for, &p, &found, 1)
     v = mtdf(X, guess, lo, hi)
     found = 1
-    join_helpers(X, helpers, started)
+    disband(X, &team)
     return v
 
 
 cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
     """The root's answer in `mode`, on up to `threads` threads: they score the
-    cards in "all" mode and find the value in "best" and "optimal"."""
-    cdef int i, goal
+    cards in "all" mode, find the value in "best" and "optimal", and check
+    the cards against it ("optimal") or the target."""
+    cdef int i
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
     cdef int hi_b
     out.total = remaining(X)
+    X.root_nodes = X.nodes
     hi_b = out.total + (1 if X.rules.capot else 0)
     out.n = root_moves(X, out.cards)
     out.nline = 0
     if mode == MODE_TARGET:
-        goal = target if maximize else out.total - target
-        out.value = 0
-        for i in range(out.n):
-            out.vals[i] = child_reaches(X, out.cards[i], goal, maximize)
-            if out.vals[i]:
-                out.value = 1
-                out.n = i + 1
-                break
+        check_all(X, out, target if maximize else out.total - target, maximize, 1, threads)
+        out.value = out.vals[out.n - 1] if out.n else 0
         return
     if mode == MODE_ALL:
         score_all(X, out, lo_b, hi_b, threads)
@@ -195,11 +191,8 @@ cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) n
     else:
         out.value = root_value(X, rollout(X), lo_b, hi_b, threads)
         table_first(X, out.cards, out.n)
-        for i in range(out.n):
-            out.vals[i] = child_reaches(X, out.cards[i], out.value, maximize)
-            if out.vals[i] and mode == MODE_BEST:
-                out.n = i + 1
-                break
+        # in "best" mode the table's best card, now first, nearly always reaches the value at once
+        check_all(X, out, out.value, maximize, mode == MODE_BEST, threads if mode == MODE_OPTIMAL else 1)
     for i in range(out.n):
         if (mode == MODE_ALL and out.vals[i] == out.value) or (mode != MODE_ALL and out.vals[i]):
             principal_line(X, out.value, out.cards[i], out)

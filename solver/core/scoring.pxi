@@ -127,15 +127,14 @@ cdef void score_for(Helper* h) noexcept nogil:
 
 cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) noexcept nogil:
     """Every card's exact value in `out.vals`, found by `threads` threads: this
-    one and helpers (`start_helpers`)."""
+    one and helpers (`form_team`)."""
     cdef Scoring sc
-    cdef Helper helpers[THREAD_LIMIT]
-    cdef int started
+    cdef Team team
     memset(&sc, 0, sizeof(sc))
     sc.out = out
     sc.lo_b = lo_b
     sc.hi_b = hi_b
-    started = start_helpers(X, helpers, threads if threads < out.n else out.n, score_for, &sc, X.halt)
+    form_team(X, &team, threads if threads < out.n else out.n, score_for, &sc, X.halt, 0)
     score_cards(X, &sc)
-    if join_helpers(X, helpers, started):
+    if disband(X, &team):
         X.stopped = 1

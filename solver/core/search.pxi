@@ -54,8 +54,10 @@ cdef inline int search(Ctx* X, int alpha, int beta) noexcept nogil:
 
 
 cdef inline void check_stop(Ctx* X) noexcept nogil:
-    """Mark the search stopped if it is cancelled (`halt`) or past its deadline."""
-    if X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
+    """Mark the search stopped if it is cancelled (`stop`), halted by the
+    thread it helps or the helpers' common work (`halt`), or past its
+    deadline."""
+    if X.stop or X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
         X.stopped = 1
 
 
@@ -66,6 +68,8 @@ cdef inline bint counted_stop(Ctx* X) noexcept nogil:
         # every 1024 nodes, counting those of `last_two`, which does not check
         X.check_at = X.nodes + 1024
         check_stop(X)
+        if X.team != NULL and X.nodes >= X.helpers_at:
+            start_team(X)
     return X.stopped
 
 

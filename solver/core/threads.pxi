@@ -23,7 +23,8 @@ cdef extern from *:
 
 cdef enum:
     THREAD_LIMIT = 16
-    HELPERS_FROM = 30       # the default of `Ctx.helpers_from`
+    HELPERS_AFTER = 1024    # the default of `Ctx.helpers_after`, about what starting a thread costs
+    SPECULATIVE = 16        # helpers whose work may go unused or is mostly short start this many times later
 
 
 cdef struct Helper:
@@ -35,6 +36,16 @@ cdef struct Helper:
     pthread_t thread
 
 
+cdef struct Team:
+    Helper helpers[THREAD_LIMIT]
+    int wanted              # helpers to start
+    int started             # helpers running
+    State root              # the state they start from
+    void (*work)(Helper* h) noexcept nogil
+    void* job
+    volatile int* halt      # the flag their searches stop on
+
+
 cdef void* helper_main(void* arg) noexcept nogil:
     cdef Helper* h = <Helper*>arg
     name_helper()      # as `top -H` and /proc show it
@@ -42,51 +53,70 @@ cdef void* helper_main(void* arg) noexcept nogil:
     return NULL
 
 
-cdef int start_helpers(Ctx* X, Helper* helpers, int threads, void (*work)(Helper* h) noexcept nogil,
-                       void* job, volatile int* halt) noexcept nogil:
-    """Start helpers 1 to threads - 1, each running `work` on `job` with a
-    copy of X's state whose search stops on `halt`; from now on X's table is
-    shared. None start below two threads or in a search of fewer than
-    `helpers_from` cards in the hands, where starting a thread costs about
-    what it saves. How many started."""
+cdef void form_team(Ctx* X, Team* team, int threads, void (*work)(Helper* h) noexcept nogil,
+                    void* job, volatile int* halt, bint speculative) noexcept nogil:
+    """Ready helpers 1 to threads - 1 to run `work` on `job`, each with a copy
+    of X's state as it is now whose search stops on `halt`. They start once
+    the search from the root has run `helpers_after` nodes, or SPECULATIVE
+    times as many for `speculative` work, which may go unused or is mostly
+    short (checked by `counted_stop`): a shorter search, where starting a
+    thread costs about what it saves, runs alone. From their start X's table is shared.
+    `disband` ends the team."""
+    team.wanted = (threads if threads < THREAD_LIMIT else THREAD_LIMIT) - 1
+    team.started = 0
+    team.root = X.st
+    team.work = work
+    team.job = job
+    team.halt = halt
+    if team.wanted < 1:
+        return
+    X.team = team
+    X.helpers_at = X.root_nodes + X.helpers_after * (SPECULATIVE if speculative else 1)
+    if X.nodes >= X.helpers_at:
+        start_team(X)
+
+
+cdef void start_team(Ctx* X) noexcept nogil:
+    """Start the helpers of X's team (`form_team`)."""
+    cdef Team* team = <Team*>X.team
     cdef Helper* h
-    cdef int k, started = 0
-    if threads > THREAD_LIMIT:
-        threads = THREAD_LIMIT
-    if threads < 2 or popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]) < X.helpers_from:
-        return 0
+    cdef int k
+    X.team = NULL
+    if X.stopped:
+        return
     X.tt.shared = 1
-    for k in range(1, threads):
-        h = &helpers[started]
+    for k in range(1, team.wanted + 1):
+        h = &team.helpers[team.started]
         h.X = <Ctx*>aligned_alloc(64, (sizeof(Ctx) + 63) // 64 * 64)
         if h.X == NULL:
             break
         memcpy(h.X, X, sizeof(Ctx))
-        h.X.halt = halt
+        h.X.st = team.root
+        h.X.halt = team.halt
         h.X.nodes = 0
         h.X.check_at = 1024
         h.X.boundary_nodes = 0
         h.X.table_cutoffs = 0
         h.X.quasi_cutoffs = 0
         h.k = k
-        h.work = work
-        h.job = job
+        h.work = team.work
+        h.job = team.job
         h.used = X.tt.used
         if pthread_create(&h.thread, NULL, helper_main, h) != 0:
             free(h.X)
             break
-        started += 1
-    return started
+        team.started += 1
 
 
-cdef bint join_helpers(Ctx* X, Helper* helpers, int started) noexcept nogil:
+cdef bint disband(Ctx* X, Team* team) noexcept nogil:
     """Wait for the helpers started, count their nodes and entries as X's, and
     end the table's sharing. Was any stopped before its work was done?"""
     cdef Helper* h
     cdef int k
     cdef bint stopped = 0
-    for k in range(started):
-        h = &helpers[k]
+    X.team = NULL
+    for k in range(team.started):
+        h = &team.helpers[k]
         pthread_join(h.thread, NULL)
         X.nodes += h.X.nodes
         X.boundary_nodes += h.X.boundary_nodes
