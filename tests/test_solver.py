@@ -268,6 +268,15 @@ class TestHelperThreads:
         alone._core.helpers_after = 10 ** 12
         assert alone.solve(whole, mode).nodes == Solver().solve(whole, mode).nodes
 
+    def test_cards_of_one_suit_are_scored_on_one_thread(self) -> None:
+        """In "all" mode a card waits for the cards of its suit before it, so when every legal
+        card is of one suit, as a follower's often are, helpers would only wait: none joins."""
+        position = played_out(MALILLA, 3, 0, 1)
+        assert len(position.legal_moves()) == 4 and len({card[-1] for card in position.legal_moves()}) == 1
+        one = Solver().solve(position)
+        assert one.nodes > 100 * 1024   # far past `helpers_after`
+        assert Solver(threads=2).solve(position).nodes == one.nodes
+
     @pytest.mark.parametrize("nodes", [-1, -10 ** 6])
     def test_helpers_after_is_a_node_count(self, nodes: int) -> None:
         with pytest.raises(ValueError, match=rf"^helpers_after: {nodes} is not a node count$"):

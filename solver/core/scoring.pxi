@@ -126,15 +126,20 @@ cdef void score_for(Helper* h) noexcept nogil:
 
 
 cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) noexcept nogil:
-    """Every card's exact value in `out.vals`, found by `threads` threads: this
-    one and helpers (`form_team`)."""
+    """Every card's exact value in `out.vals`, found by up to `threads`
+    threads: this one and helpers (`form_team`), no more than the suits
+    among the cards, since a card waits for those of its suit before it."""
     cdef Scoring sc
     cdef Team team
+    cdef int i, suits = 0, chains
     memset(&sc, 0, sizeof(sc))
     sc.out = out
     sc.lo_b = lo_b
     sc.hi_b = hi_b
-    form_team(X, &team, threads if threads < out.n else out.n, score_for, &sc, X.halt, 0)
+    for i in range(out.n):
+        suits |= 1 << (out.cards[i] >> 4)
+    chains = popcount64(suits)
+    form_team(X, &team, threads if threads < chains else chains, score_for, &sc, X.halt, 0)
     score_cards(X, &sc)
     if disband(X, &team):
         X.stopped = 1
