@@ -55,12 +55,13 @@ cdef void* helper_main(void* arg) noexcept nogil:
 
 cdef void form_team(Ctx* X, Team* team, int threads, void (*work)(Helper* h) noexcept nogil,
                     void* job, volatile int* halt, bint speculative) noexcept nogil:
-    """Ready helpers 1 to threads - 1 to run `work` on `job`, each with a copy
-    of X's state as it is now whose search stops on `halt`. They start once
-    the search from the root has run `helpers_after` nodes, or SPECULATIVE
-    times as many for `speculative` work, which may go unused or is mostly
-    short (checked by `counted_stop`): a shorter search, where starting a
-    thread costs about what it saves, runs alone. From their start X's table is shared.
+    """Ready helpers 1 to threads - 1 to run `work` on `job` from the position
+    X is in now, each with a copy of X's search state whose search stops on
+    `halt`. They start once the search from the root has run
+    `helpers_after` nodes, or SPECULATIVE times as many for `speculative`
+    work, which may go unused or is mostly short (checked by
+    `counted_stop`): a shorter search, where starting a thread costs about
+    what it saves, runs alone. From their start X's table is shared.
     `disband` ends the team."""
     team.wanted = (threads if threads < THREAD_LIMIT else THREAD_LIMIT) - 1
     team.started = 0
