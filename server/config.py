@@ -25,7 +25,7 @@ from dataclasses import dataclass, fields
 
 from solver.checks import check_whole, parse_size
 from solver.quoting import quoted
-from solver.solve import DEFAULT_MEMORY, check_memory
+from solver.solve import DEFAULT_MEMORY, check_memory, check_threads
 
 __all__ = ["Config", "add_arguments", "config_from_args", "default_workers", "check_token"]
 
@@ -54,6 +54,8 @@ class Config:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     workers: int = 1
+    threads: int = 1
+    """Threads each worker's searches run on."""
     memory: int = DEFAULT_MEMORY
     max_concurrent: int | None = None
     """None: 8 per worker."""
@@ -68,6 +70,7 @@ class Config:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
         check_whole("workers", self.workers, 1)
+        check_threads(self.threads)
         check_memory(self.memory, self.workers)
         if self.max_concurrent is not None:
             check_whole("max_concurrent", self.max_concurrent, 1)
@@ -98,6 +101,8 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("host", "--host", str, "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)"),
     ("port", "--port", int, f"TCP port (default {DEFAULT_PORT}; 0 picks a free one)"),
     ("workers", "--workers", int, "solver threads, each with its own table (default: the usable cores)"),
+    ("threads", "--threads", int, "threads each worker's searches run on, for calls that come one at a time "
+                                  "(default 1, at most 16)"),
     ("memory", "--memory", parse_size, "transposition table per worker, bytes or 256M / 1G (default 256M)"),
     ("max_concurrent", "--max-concurrent", int,
      "calls in progress at once; one more gets RESOURCE_EXHAUSTED (default 8 per worker)"),
@@ -111,7 +116,7 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
 ]
 
 
-_METAVARS = {"workers": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
+_METAVARS = {"workers": "N", "threads": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
              "grace": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
 
 

@@ -127,7 +127,7 @@ def _tls_credentials(config: Config) -> grpc.ServerCredentials | None:
 def start(config: Config) -> Running:
     """Build and start the server described by `config` (port 0 picks a free port)."""
     credentials = _tls_credentials(config)
-    service = DoubleDummyService(config.workers, config.memory, config.concurrency)
+    service = DoubleDummyService(config.workers, config.memory, config.concurrency, config.threads)
     calls = config.concurrency + EXTRA_CALLS + OPEN_STREAMS
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
@@ -167,9 +167,9 @@ def start(config: Config) -> Running:
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, service, health_servicer, open_streams, config, port, [handlers, health_pool])
-    log.info("malilla-dd %s serving %s on %s: %d worker(s), %d MiB table each, at most %d calls at once, "
-             "messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address, config.workers,
-             config.memory >> 20, config.concurrency, config.max_message,
+    log.info("malilla-dd %s serving %s on %s: %d worker(s) of %d thread(s), %d MiB table each, at most %d calls "
+             "at once, messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address,
+             config.workers, config.threads, config.memory >> 20, config.concurrency, config.max_message,
              "on" if config.tls_cert else "off", "on" if config.token else "off")
     return running
 

@@ -3,7 +3,8 @@
 Worker model: solves run in a bounded pool of `workers` threads; each thread
 keeps its own `solver.solve.Solver` (its own transposition table of `memory`
 bytes) and the search runs with the GIL released, so the workers use as many
-cores. At most `max_concurrent` calls of this service run at once; one more is
+cores. With `threads` above 1 each worker's searches run on that many threads
+(`Solver(threads=...)`), for calls that come one at a time. At most `max_concurrent` calls of this service run at once; one more is
 refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
 Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
@@ -42,7 +43,7 @@ from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate_attempts
 from solver.quoting import quoted
-from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory
+from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory, check_threads
 from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
@@ -501,12 +502,15 @@ class _Slot:
 class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     """Translates and calls the library; see the module docstring for the worker model."""
 
-    def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8) -> None:
+    def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8,
+                 threads: int = 1) -> None:
         check_whole("workers", workers, 1)
         check_whole("max_concurrent", max_concurrent, 1)
         check_memory(memory, workers)   # now rather than in each worker's first call
+        check_threads(threads)
         self.workers = workers
         self.memory = memory
+        self.threads = threads
         self.admission = _Admission(max_concurrent)
         self._cut_at = math.inf   # monotonic time at which a stopping server cuts the calls in flight
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
@@ -523,7 +527,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     def _solver(self) -> Solver:
         solver = getattr(self._local, "solver", None)
         if solver is None:
-            solver = self._local.solver = Solver(self.memory)
+            solver = self._local.solver = Solver(self.memory, self.threads)
         return solver
 
     @contextmanager

@@ -180,3 +180,22 @@ def _group_ends(group: int, seconds: float) -> bool:
         time.sleep(0.05)
     os.killpg(group, signal.SIGKILL)
     return False
+
+
+def helpers_running() -> int:
+    """The search's helper threads running in this process now (by their name)."""
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):   # a thread that ended while listed
+            count += Path(f"/proc/self/task/{task}/comm").read_text().strip() == "malilla-helper"
+    return count
+
+
+def helpers_left() -> int:
+    """Helper threads still listed after a search returned. A joined thread's task can stay
+    in /proc for a moment after `pthread_join` returns (measured: up to about 0.3 ms), so this
+    waits up to 0.1 s for the count to reach 0."""
+    deadline = time.monotonic() + 0.1
+    while (count := helpers_running()) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return count

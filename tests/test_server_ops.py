@@ -23,14 +23,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from conftest import PROJECT, played_deal
+from conftest import PROJECT, helpers_running, played_deal
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError
 from server.config import Config, add_arguments, config_from_args
 from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
-from solver import __version__
+from solver import Position, __version__
+from solver.solve import Solver
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
                              running_server, solve_request, stub_of, wait_until)
 
@@ -307,11 +308,27 @@ class TestLimits:
                 t.start()
             for t in threads:
                 t.join()
-            from solver import Position
-            from solver.solve import Solver
             solver = Solver(1 << 22)
             for i, position in enumerate(positions):
                 assert results[i].value == solver.solve(Position.from_json(position), mode="best").value
+
+
+class TestThreads:
+    def test_a_worker_searches_on_its_threads(self):
+        """`threads`: each call's search runs on that many threads (a whole deal's search is long
+        enough for the helper to join), with one thread's answers."""
+        position = full_deal("malilla", 11875)   # a search of about 0.4 s
+        with running_server(workers=1, threads=2) as server, \
+                Client(f"127.0.0.1:{server.port}", timeout=30) as client:
+            answers = []
+            call = threading.Thread(target=lambda: answers.append(client.solve(position)))
+            call.start()
+            most = 0
+            while call.is_alive():
+                most = max(most, helpers_running())
+            call.join()
+        assert most == 1
+        assert answers[0].values == Solver().solve(Position.from_json(position)).values
 
 
 class TestHealthAndReflection:
@@ -548,7 +565,8 @@ class TestProcess:
 
     def test_environment_configures_it(self):
         with ServeProcess(env={"MALILLA_DD_WORKERS": "1", "MALILLA_DD_MEMORY": "8M", "MALILLA_DD_TOKEN": "s3cret",
-                               "MALILLA_DD_MAX_CONCURRENT": "3", "MALILLA_DD_LOG_LEVEL": "info"}) as server:
+                               "MALILLA_DD_MAX_CONCURRENT": "3", "MALILLA_DD_LOG_LEVEL": "info",
+                               "MALILLA_DD_THREADS": "2"}) as server:
             with Client(server.address, timeout=10) as anonymous:
                 with pytest.raises(RemoteError) as info:
                     anonymous.solve(easy_position())
@@ -559,7 +577,7 @@ class TestProcess:
             assert server.proc.wait(10) == 0
             err = server.stderr()
         assert f"malilla-dd {__version__} serving malilla.dd.v1.DoubleDummy on " in err
-        assert "1 worker(s), 8 MiB table each, at most 3 calls at once" in err
+        assert "1 worker(s) of 2 thread(s), 8 MiB table each, at most 3 calls at once" in err
         assert "TLS off, token on" in err
         assert "method=/malilla.dd.v1.DoubleDummy/Solve status=UNAUTHENTICATED" in err
 
@@ -719,18 +737,19 @@ class TestConfig:
     def test_defaults(self):
         config = self.parse([], {})
         assert (config.host, config.port, config.max_message, config.grace) == ("127.0.0.1", 50051, 4 << 20, 10.0)
-        assert config.workers >= 1 and config.concurrency == 8 * config.workers
+        assert config.workers >= 1 and config.concurrency == 8 * config.workers and config.threads == 1
         assert config.memory == 256 << 20 and config.token is None and config.tls_cert is None
 
     def test_environment_then_flags(self):
         env = {"MALILLA_DD_PORT": "6000", "MALILLA_DD_WORKERS": "3", "MALILLA_DD_MEMORY": "64M",
                "MALILLA_DD_MAX_CONCURRENT": "5", "MALILLA_DD_MAX_MESSAGE": "1MiB", "MALILLA_DD_GRACE": "2.5",
-               "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0"}
+               "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0", "MALILLA_DD_THREADS": "4"}
         config = self.parse([], env)
         assert (config.port, config.workers, config.memory, config.concurrency, config.max_message, config.grace,
-                config.token, config.host) == (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0")
-        config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G"], env)
-        assert (config.port, config.workers, config.memory, config.concurrency) == (7000, 1, 1 << 30, 5)
+                config.token, config.host, config.threads) == (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0", 4)
+        config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G", "--threads", "2"], env)
+        assert (config.port, config.workers, config.memory, config.concurrency, config.threads) == \
+            (7000, 1, 1 << 30, 5, 2)
 
     @pytest.mark.parametrize("argv,env,words", [
         (["--port", "70000"], {}, "--port: 70000"),
@@ -744,6 +763,10 @@ class TestConfig:
         (["--memory", "1K"], {}, "too small"),
         (["--workers", "0"], {}, "--workers: 0 must be at least 1"),
         (["--max-concurrent", "0"], {}, "--max-concurrent: 0 must be at least 1"),
+        (["--threads", "0"], {}, "--threads: 0 must be at least 1"),
+        (["--threads", "17"], {}, "--threads: 17 is more than the 16 a search can use"),
+        (["--threads", "two"], {}, "--threads: 'two' is not a valid threads"),
+        ([], {"MALILLA_DD_THREADS": "-1"}, "MALILLA_DD_THREADS: -1 must be at least 1"),
         (["--grace", "-1"], {}, "grace"),
         (["--grace", "nan"], {}, "grace: nan seconds (0 or more, finite)"),
         (["--grace", "inf"], {}, "grace: inf seconds (0 or more, finite)"),

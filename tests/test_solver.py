@@ -1,21 +1,18 @@
 """The solver object: the deal-score objective, threads, cancellation, the table."""
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
 import pickle
 import random
 import threading
-import time
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import helpers_left, helpers_running
 from solver import MANILLE, MALILLA, Position, PositionError, _core
 from solver.deal import deal, random_play
 from solver.scoring import side_score
@@ -183,25 +180,6 @@ class TestThreads:
 def one_above(position: Position) -> int:
     """A target one point above the position's value: a question that checks every card."""
     return Solver().solve(position, "best").value + 1
-
-
-def helpers_running() -> int:
-    """The search's helper threads running in this process now (by their name)."""
-    count = 0
-    for task in os.listdir("/proc/self/task"):
-        with contextlib.suppress(OSError):   # a thread that ended while listed
-            count += Path(f"/proc/self/task/{task}/comm").read_text().strip() == "malilla-helper"
-    return count
-
-
-def helpers_left() -> int:
-    """Helper threads still listed after a search returned. A joined thread's task can stay
-    in /proc for a moment after `pthread_join` returns (measured: up to about 0.3 ms), so this
-    waits up to 0.1 s for the count to reach 0."""
-    deadline = time.monotonic() + 0.1
-    while (count := helpers_running()) and time.monotonic() < deadline:
-        time.sleep(0.001)
-    return count
 
 
 class TestHelperThreads:
