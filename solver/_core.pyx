@@ -326,8 +326,9 @@ cdef class Core:
     @property
     def helpers_after(self):
         """The nodes a search runs alone before the helper threads `solve` is
-        given join it (default 8192: a shorter search takes about as long as
-        starting a thread; 0: they join at once)."""
+        given join it (default 1024, about what starting a thread costs; 16
+        times as many for the probes and the checks, work that may go unused
+        or is mostly short; 0: they join at once)."""
         return self.X.helpers_after
 
     @helpers_after.setter

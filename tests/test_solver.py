@@ -233,7 +233,7 @@ class TestHelperThreads:
     @pytest.mark.parametrize("mode, after", [("all", 1024), ("best", 16 * 1024), ("optimal", 16 * 1024)])
     def test_short_searches_stay_on_one_thread(self, mode: str, after: int) -> None:
         """Helpers join a search once it has run `helpers_after` nodes (default 1024), 16
-        times as many where their work may go unused: a shorter search takes exactly one
+        times as many for the probes and the checks: a shorter search takes exactly one
         thread's nodes, and so does a whole deal's search under a bound it never reaches."""
         assert Solver(threads=2)._core.helpers_after == 1024
         short = [p for p in (played_out(MALILLA, 7, tricks) for tricks in range(5, 9))
