@@ -4,8 +4,9 @@ Worker model: solves run in a bounded pool of `workers` threads; each thread
 keeps its own `solver.solve.Solver` (its own transposition table of `memory`
 bytes) and the search runs with the GIL released, so the workers use as many
 cores. With `threads` above 1 each worker's searches run on that many threads
-(`Solver(threads=...)`), for calls that come one at a time. At most `max_concurrent` calls of this service run at once; one more is
-refused with RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
+(`Solver(threads=...)`), for calls that come one at a time. At most
+`max_concurrent` calls of this service run at once; one more is refused with
+RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
 Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
 job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
