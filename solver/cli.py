@@ -211,7 +211,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     """Full deals in, the double-dummy table under every trump and leader (and par) out."""
     from .table import table_of
 
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
     if not args.pretty:
         _json_lines(args.input, lambda line: table_of(line, solver, args.timeout).to_json(), sys.stdout)
         return 0
@@ -234,7 +234,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
 
     check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
     _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.source is not None, "--from FILE")
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
 
     def emit(puzzle: Puzzle) -> None:
         if args.pretty:
@@ -310,7 +310,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     """Views (one seat's hand plus the play) in, single-dummy advice per line out; a progress bar on stderr."""
     from .advice import advise
 
-    solver = Solver(args.memory)
+    solver = Solver(args.memory, args.threads)
     show = args.progress or sys.stderr.isatty()
     for line in args.input:
         if blank_line(line):
@@ -414,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
     _add_memory(table)
+    _add_threads(table)
     table.add_argument("--timeout", type=float, help="seconds allowed per search")
     table.set_defaults(func=cmd_table)
 
@@ -429,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     _add_memory(puzzles, 64 << 20)
+    _add_threads(puzzles)
     puzzles.set_defaults(func=cmd_puzzles)
 
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
@@ -465,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--seed", type=int, default=0, help="the seed of the sampling")
     advise.add_argument("--goal", type=int, help="also report how often each card takes at least this many points")
     _add_memory(advise)
+    _add_threads(advise)
     advise.add_argument("--timeout", type=float, help="seconds allowed per search")
     advise.add_argument("--progress", action="store_true",
                         help="show the progress bar even when stderr is not a terminal")

@@ -421,13 +421,16 @@ def test_the_shown_card_stays_with_the_dealer():
             assert hands[dealer] >> shown & 1
 
 
-def test_advise_command(tmp_path, capsys):
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_advise_command(tmp_path, capsys, threads):
+    """The command's advice is the library's on one thread, with its searches on one thread or two."""
     from solver.cli import main
     obj = played_deal("manille", 6)
     views = [view_of(obj, obj["play"][:k]) for k in (10, 17)]
     path = tmp_path / "views.jsonl"
     path.write_text("\n".join(json.dumps(v) for v in views) + "\n{\"game\": 1}\n")
-    assert main(["advise", str(path), "--samples", "6", "--seed", "2", "--goal", "15", "--progress"]) == 0
+    assert main(["advise", str(path), "--samples", "6", "--seed", "2", "--goal", "15", "--progress",
+                 "--threads", threads]) == 0
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(out) == 3 and "error" in out[2]
     for line, view in zip(out, views):

@@ -231,6 +231,9 @@ class TestSolveCommand:
     (("solve", "--threads", "0"), "--threads: 0 must be at least 1"),
     (("demo", "--threads", "17"), "--threads: 17 is more than the 16 a search can use"),
     (("analyze", "--threads", "-2"), "--threads: -2 must be at least 1"),
+    (("table", "--threads", "0"), "--threads: 0 must be at least 1"),
+    (("puzzles", "--threads", "17"), "--threads: 17 is more than the 16 a search can use"),
+    (("advise", "--threads", "-1"), "--threads: -1 must be at least 1"),
     (("solve", "--threads", "two"), "argument --threads: invalid int value: 'two'"),
 ])
 def test_a_bad_option_is_refused_before_any_input(args, message):
@@ -259,6 +262,16 @@ def test_threads_give_the_same_answers():
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     values = [obj["values"] for obj in load_vectors("full")]
     assert [got["values"] for got in answers(one)] == [got["values"] for got in answers(two)] == values
+
+
+def test_threads_give_the_same_tables():
+    """`table --threads 2`: every trump and leader of whole deals, the same values and par."""
+    lines = "".join(json.dumps(obj) + "\n" for obj in load_vectors("full")[:2])
+    one, two = run("table", stdin=lines, timeout=300), run("table", "--threads", "2", stdin=lines, timeout=300)
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    tables = answers(one)
+    assert len(tables) == 2 and all("table" in got and "par" in got for got in tables)
+    assert answers(two) == tables
 
 
 class TestDemoCommand:

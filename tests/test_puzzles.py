@@ -328,8 +328,10 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
                           capture_output=True, text=True, cwd=PROJECT, timeout=120)
 
 
-def test_cli_json_lines_match_the_library():
-    out = run_cli("--game", "manille", "--count", "3", "--seed", "4")
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_cli_json_lines_match_the_library(threads):
+    """The command's puzzles are the library's on one thread, with its searches on one thread or two."""
+    out = run_cli("--game", "manille", "--count", "3", "--seed", "4", "--threads", threads)
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines == [p.to_json() for p in generate(get_profile("manille"), 3, seed=4)]
