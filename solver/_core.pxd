@@ -85,7 +85,8 @@ cdef struct Ctx:
     long long quasi_cutoffs    # boundary nodes answered by entries of quasi-symmetric positions
     long long deadline_ns   # 0: none
     volatile int stop       # set to stop the search (`cancel`)
-    volatile int* halt      # the flag the search checks: its own `stop`, or the one of the thread it helps
+    volatile int* halt      # a flag the search checks besides its own `stop`: that one while it runs alone,
+                            # the helped thread's `stop` or the threads' common flag while they share work
     int stopped
     int killers[MAX_CARDS + 1][2]
     int static_bounds          # 0: trick-boundary bounds from the table and the points left only

@@ -75,8 +75,8 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
     ones among them) and its first guess in `guess`: as on one thread, the
     value of the last of them, else that of the card before it, but
     NO_GUESS for the first card and while that card is being valued (far
-    from the value, a guess costs many probes). -1 when no card is free, -2 when each free one waits
-    for a card of its suit."""
+    from the value, a guess costs many probes). -1 when no card is free,
+    -2 when each free one waits for a card of its suit."""
     cdef int i, source, waiting = 0, card = -1
     bucket_lock(&sc.lock)
     for i in range(sc.out.n):
@@ -139,7 +139,7 @@ cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) no
     for i in range(out.n):
         suits |= 1 << (out.cards[i] >> 4)
     chains = popcount64(suits)
-    form_team(X, &team, threads if threads < chains else chains, score_for, &sc, X.halt, 0)
+    form_team(X, &team, threads if threads < chains else chains, score_for, &sc, &X.stop, 0)
     score_cards(X, &sc)
     if disband(X, &team):
         X.stopped = 1
