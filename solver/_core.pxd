@@ -94,5 +94,8 @@ cdef struct Ctx:
     void* team                 # the helpers waiting to start (a `Team`), or NULL
     long long root_nodes       # the node count when the search from the root began
     long long helpers_at       # the node count at which the helpers waiting start
+    int split_from             # the fewest cards in the hands at a node whose moves may be shared (`split_rest`)
+    void* pool                 # the splits shared with idle threads (a `Pool`), or NULL: no split
+    void* split                # the split this thread searches moves of (a `Split`), or NULL
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

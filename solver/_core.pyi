@@ -21,6 +21,7 @@ class Rules:
 class Core:
     static_bounds: bool
     helpers_after: int
+    split_from: int
     @property
     def memory(self) -> int: ...
     def __init__(self, memory: int = ...) -> None: ...

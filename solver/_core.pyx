@@ -39,6 +39,7 @@ include "core/ordering.pxi"
 include "core/bounds.pxi"
 include "core/search.pxi"
 include "core/threads.pxi"
+include "core/splits.pxi"
 include "core/root.pxi"
 include "core/scoring.pxi"
 include "core/checks.pxi"
@@ -289,6 +290,7 @@ cdef class Core:
         self.X.tt.initial = initial
         self.X.static_bounds = 1
         self.X.helpers_after = HELPERS_AFTER
+        self.X.split_from = SPLIT_FROM
         self.memory = nb * BUCKET_BYTES
         self.signature = None
         self.clear()
@@ -327,8 +329,9 @@ cdef class Core:
     def helpers_after(self):
         """The nodes a search runs alone before the helper threads `solve` is
         given join it (default 1024, about what starting a thread costs; 16
-        times as many for the probes and the checks, work that may go unused
-        or is mostly short; 0: they join at once)."""
+        times as many where the search is mostly short or their work may go
+        unused: the value's probes, the checks, and every card when all are
+        of one suit; 0: they join at once)."""
         return self.X.helpers_after
 
     @helpers_after.setter
@@ -336,6 +339,19 @@ cdef class Core:
         if nodes < 0:
             raise ValueError(f"helpers_after: {nodes} is not a node count")
         self.X.helpers_after = nodes
+
+    @property
+    def split_from(self):
+        """The fewest cards in the hands at a node whose other moves a search
+        may share with idle helpers once its first move is searched (default
+        24: high in the tree, where a move's search outweighs the sharing)."""
+        return self.X.split_from
+
+    @split_from.setter
+    def split_from(self, int cards):
+        if cards < 0:
+            raise ValueError(f"split_from: {cards} is not a card count")
+        self.X.split_from = cards
 
     @property
     def stats(self):
@@ -356,9 +372,9 @@ cdef class Core:
 
         mode: "best", "optimal", "all" or "target" (see solver.solve).
         threads: how many threads search (this one and helpers sharing the
-        table): they score the cards in "all" mode, find the value in "best"
-        and "optimal", and check the cards against it or the target (see
-        `helpers_after`).
+        table): they score the cards in "all" mode and check them against
+        the value or the target, and share the moves of nodes high in the
+        tree (see `helpers_after` and `split_from`).
         Returns (value, [(card, val)], line, nodes, total): in "target" mode
         value is 1 or 0 and val 1 for the card that reaches the target; in
         "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S

@@ -144,14 +144,16 @@ class Solver:
     of one deal share the table's bounds.
 
     With `threads` above 1, one search runs on that many threads, which
-    share the table: in "all" mode they score the cards, in "best" and
-    "optimal" they probe for the value together, and they check the cards
-    against the value or the target. The answers are the same, sooner on a
-    machine with the cores to spare; the node count then varies from run to
-    run. The other threads join a search once it has run 1,024 nodes, or
-    16,384 for the probes and the checks, work that may go unused or is
-    mostly short: a shorter search stays on one thread, where starting
-    others costs about what they save.
+    share the table: in "all" mode they score the cards, they check the
+    cards against the value or the target, and a node high in the tree
+    whose first move did not cut off shares its other moves with the
+    threads that are idle. The answers are the same, sooner on a machine
+    with the cores to spare; the node count then varies from run to run.
+    The other threads join a search once it has run 1,024 nodes, or 16,384
+    where the search is mostly short or their work may go unused (the
+    value's probes, the checks, every card when all are of one suit): a
+    shorter search stays on one thread, where starting others costs about
+    what they save.
     """
 
     def __init__(self, memory: int = DEFAULT_MEMORY, threads: int = 1) -> None:

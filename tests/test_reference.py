@@ -167,13 +167,15 @@ class TestValuesOfEveryCard:
 
     @settings(max_examples=200, **SETTINGS)
     @given(state=any_endgame(), threads=st.sampled_from([2, 3, 4]), keep=st.booleans(),
-           after=st.sampled_from([0, 4, 40]))
-    def test_helper_threads_give_the_same_values(self, helped, state, threads, keep, after):
+           after=st.sampled_from([0, 4, 40]), split_from=st.sampled_from([0, 4, 8]))
+    def test_helper_threads_give_the_same_values(self, helped, state, threads, keep, after, split_from):
         """Helpers join every search here, however small: at once (`helpers_after` 0) or
-        once it has run a few nodes, from within it. On a kept or cleared table, every
-        card's value, the line and the other modes still agree with minimax."""
+        once it has run a few nodes, from within it, and share moves down to the last
+        tricks (`split_from`). On a kept or cleared table, every card's value, the line
+        and the other modes still agree with minimax."""
         solver = helped[threads]
         solver._core.helpers_after = after
+        solver._core.split_from = split_from
         if not keep:
             solver.clear()
         expected = ref.card_values(state)

@@ -246,19 +246,36 @@ class TestHelperThreads:
         alone._core.helpers_after = 10 ** 12
         assert alone.solve(whole, mode).nodes == Solver().solve(whole, mode).nodes
 
-    def test_cards_of_one_suit_are_scored_on_one_thread(self) -> None:
+    def test_cards_of_one_suit_share_moves_from_later_on(self) -> None:
         """In "all" mode a card waits for the cards of its suit before it, so when every legal
-        card is of one suit, as a follower's often are, helpers would only wait: none joins."""
+        card is of one suit, as a follower's often are, helpers can only share moves deeper
+        down: they join as late as for the probes, and the answer is one thread's."""
         position = played_out(MALILLA, 3, 0, 1)
         assert len(position.legal_moves()) == 4 and len({card[-1] for card in position.legal_moves()}) == 1
         one = Solver().solve(position)
-        assert one.nodes > 100 * 1024   # far past `helpers_after`
-        assert Solver(threads=2).solve(position).nodes == one.nodes
+        late = Solver(threads=2)
+        late._core.helpers_after = one.nodes // 16 + 1     # 1 to 15 times would be soon enough
+        assert late.solve(position).nodes == one.nodes
+        helped = Solver(threads=2)
+        thread = threading.Thread(target=lambda: got.append(helped.solve(position)))
+        got: list = []
+        most = 0
+        thread.start()
+        while thread.is_alive():
+            most = max(most, helpers_running())
+        thread.join()
+        assert most == 1 and got[0].values == one.values
+        assert got[0].nodes != one.nodes   # the helper searched
 
     @pytest.mark.parametrize("nodes", [-1, -10 ** 6])
     def test_helpers_after_is_a_node_count(self, nodes: int) -> None:
         with pytest.raises(ValueError, match=rf"^helpers_after: {nodes} is not a node count$"):
             Solver(threads=2)._core.helpers_after = nodes
+
+    @pytest.mark.parametrize("cards", [-1, -40])
+    def test_split_from_is_a_card_count(self, cards: int) -> None:
+        with pytest.raises(ValueError, match=rf"^split_from: {cards} is not a card count$"):
+            Solver(threads=2)._core.split_from = cards
 
     def test_nodes_count_every_thread(self) -> None:
         position = Position.from_json(deal(MALILLA, 3).to_position_json())

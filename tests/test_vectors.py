@@ -31,9 +31,11 @@ def solver():
 
 @pytest.fixture(scope="module")
 def helped():
-    """A solver of two threads whose helper joins every search."""
+    """A solver of two threads whose helper joins every search at once and shares
+    moves down to the last two tricks."""
     solver = Solver(threads=2)
     solver._core.helpers_after = 0
+    solver._core.split_from = 8
     return solver
 
 

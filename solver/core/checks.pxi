@@ -1,8 +1,9 @@
 # Root cards checked against a goal (the target in "target" mode, the value
 # in "best" and "optimal"), on one thread or several: the threads take the
-# cards in order, one at a time, and share the table. The answer is what one
-# thread finds: every card's check, or the checks up to the first card in
-# order that reaches the goal.
+# cards in order, one at a time, and share the table; a thread with no card
+# to take shares moves (`help_once`). The answer is what one thread finds:
+# every card's check, or the checks up to the first card in order that
+# reaches the goal.
 
 
 cdef struct Checks:
@@ -51,15 +52,20 @@ cdef void record_check(Checks* ch, int i, int reaches) noexcept nogil:
 
 cdef void check_cards(Ctx* X, Checks* ch) noexcept nogil:
     """Take cards and check each one until none is left (see `take_check`)."""
-    cdef int i, reaches
+    cdef int i, reaches, idle = 0
     while not X.stopped:
         i = take_check(ch)
         if i < 0:
-            break
+            set_idle(X, &idle, 1)
+            if not help_once(X, NULL):
+                wait_a_moment(X)
+            continue
+        set_idle(X, &idle, 0)
         reaches = child_reaches(X, ch.out.cards[i], ch.goal, ch.maximize)
         if X.stopped:
             break
         record_check(ch, i, reaches)
+    set_idle(X, &idle, 0)
 
 
 cdef void check_for(Helper* h) noexcept nogil:
@@ -82,7 +88,7 @@ cdef void check_all(Ctx* X, RootResult* out, int goal, int maximize, int first_o
     if X.stopped:
         return
     X.halt = &ch.halt       # besides its own `stop` (`check_stop`)
-    form_team(X, &team, threads if threads < out.n else out.n, check_for, &ch, &ch.halt, 1)
+    form_team(X, &team, threads, check_for, &ch, &ch.halt, 1)
     check_cards(X, &ch)
     if X.stopped:
         ch.halt = 1         # a cancel or the deadline reaches the helpers through this thread

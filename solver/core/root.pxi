@@ -134,30 +134,13 @@ cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
             return
 
 
-cdef struct Probes:
-    int guess
-    int lo
-    int hi
-
-
-cdef void probe_for(Helper* h) noexcept nogil:
-    cdef Probes* p = <Probes*>h.job
-    mtdf(h.X, p.guess + h.k, p.lo, p.hi)
-
-
 cdef int root_value(Ctx* X, int guess, int lo, int hi, int threads) noexcept nogil:
-    """The root's exact value by `mtdf`. Helpers (`form_team`) run the
-    same probes from a guess one point higher each, where the probes after
-    the first mostly go, so filling the shared table ahead of this thread;
-    they stop once it has the value."""
+    """The root's exact value by `mtdf`, with helpers (`form_team`) that
+    search the moves this thread shares (`split_rest`)."""
     cdef Team team
-    cdef Probes p
     cdef volatile int found = 0
     cdef int v
-    p.guess = guess
-    p.lo = lo
-    p.hi = hi
-    form_team(X, &team, threads, probe_for, &p, &found, 1)
+    form_team(X, &team, threads, help_splits, NULL, &found, 1)
     v = mtdf(X, guess, lo, hi)
     found = 1
     disband(X, &team)
@@ -167,7 +150,16 @@ cdef int root_value(Ctx* X, int guess, int lo, int hi, int threads) noexcept nog
 cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
     """The root's answer in `mode`, on up to `threads` threads: they score the
     cards in "all" mode, find the value in "best" and "optimal", and check
-    the cards against it ("optimal") or the target."""
+    the cards against it ("optimal") or the target, sharing moves at the
+    splits of one pool (`split_rest`)."""
+    cdef Pool pool
+    memset(&pool, 0, sizeof(pool))
+    X.pool = &pool if threads > 1 else NULL
+    root_answer(X, mode, target, threads, out)
+    X.pool = NULL
+
+
+cdef void root_answer(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
     cdef int i
     cdef int lo_b = -1 if X.rules.capot else 0
     cdef int maximize = (to_move(&X.rules, &X.st) & 1) == 0
@@ -192,7 +184,7 @@ cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) n
         out.value = root_value(X, rollout(X), lo_b, hi_b, threads)
         table_first(X, out.cards, out.n)
         # in "best" mode the table's best card, now first, nearly always reaches the value at once
-        check_all(X, out, out.value, maximize, mode == MODE_BEST, threads if mode == MODE_OPTIMAL else 1)
+        check_all(X, out, out.value, maximize, mode == MODE_BEST, threads)
     for i in range(out.n):
         if (mode == MODE_ALL and out.vals[i] == out.value) or (mode != MODE_ALL and out.vals[i]):
             principal_line(X, out.value, out.cards[i], out)

@@ -1,6 +1,7 @@
 # Every root card's exact value ("all" mode), on one thread or several: the
 # threads take the cards in order, one at a time, each once the cards of its
-# suit before it are valued, and share the table.
+# suit before it are valued, and share the table; a thread with no card to
+# take shares moves (`help_once`).
 
 
 cdef enum:
@@ -81,6 +82,7 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
     bucket_lock(&sc.lock)
     for i in range(sc.out.n):
         if sc.state[i] != CARD_FREE:
+            waiting |= sc.state[i] == CARD_TAKEN
             continue
         source = suit_before(sc, i)
         if source >= 0 and sc.state[source] != CARD_FOUND:
@@ -102,14 +104,17 @@ cdef int take_card(const Ctx* X, Scoring* sc, int* guess, int* lo, int* hi) noex
 
 cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
     """Take cards and find each one's exact value until none is left (see `take_card`)."""
-    cdef int i, lo, hi, guess, v
+    cdef int i, lo, hi, guess, v, idle = 0
     while not X.stopped:
         i = take_card(X, sc, &guess, &lo, &hi)
         if i == -1:
             break
         if i == -2:
-            wait_a_moment(X)
+            set_idle(X, &idle, 1)
+            if not help_once(X, NULL):
+                wait_a_moment(X)
             continue
+        set_idle(X, &idle, 0)
         if guess == NO_GUESS:
             guess = card_rollout(X, sc.out.cards[i])
         v = child_value(X, sc.out.cards[i], guess, lo, hi)
@@ -119,6 +124,7 @@ cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
         sc.out.vals[i] = v
         sc.state[i] = CARD_FOUND
         bucket_unlock(&sc.lock)
+    set_idle(X, &idle, 0)
 
 
 cdef void score_for(Helper* h) noexcept nogil:
@@ -127,19 +133,20 @@ cdef void score_for(Helper* h) noexcept nogil:
 
 cdef void score_all(Ctx* X, RootResult* out, int lo_b, int hi_b, int threads) noexcept nogil:
     """Every card's exact value in `out.vals`, found by up to `threads`
-    threads: this one and helpers (`form_team`), no more than the suits
-    among the cards, since a card waits for those of its suit before it."""
+    threads: this one and helpers (`form_team`). A card waits for those of
+    its suit before it, so when every card is of one suit the helpers can
+    only share moves (`split_rest`), and start as late as for speculative
+    work."""
     cdef Scoring sc
     cdef Team team
-    cdef int i, suits = 0, chains
+    cdef int i, suits = 0
     memset(&sc, 0, sizeof(sc))
     sc.out = out
     sc.lo_b = lo_b
     sc.hi_b = hi_b
     for i in range(out.n):
         suits |= 1 << (out.cards[i] >> 4)
-    chains = popcount64(suits)
-    form_team(X, &team, threads if threads < chains else chains, score_for, &sc, &X.stop, 0)
+    form_team(X, &team, threads, score_for, &sc, &X.stop, popcount64(suits) < 2)
     score_cards(X, &sc)
     if disband(X, &team):
         X.stopped = 1

@@ -53,11 +53,16 @@ cdef inline int search(Ctx* X, int alpha, int beta) noexcept nogil:
     return follow(X, alpha, beta) if X.st.ntrick else lead(X, alpha, beta)
 
 
+cdef inline bint stop_asked(const Ctx* X) noexcept nogil:
+    """Is the whole search to stop: cancelled (`stop`), halted by the thread
+    it helps or the helpers' common work (`halt`), or past its deadline?"""
+    return X.stop or X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns)
+
+
 cdef inline void check_stop(Ctx* X) noexcept nogil:
-    """Mark the search stopped if it is cancelled (`stop`), halted by the
-    thread it helps or the helpers' common work (`halt`), or past its
-    deadline."""
-    if X.stop or X.halt[0] or (X.deadline_ns and now_ns() > X.deadline_ns):
+    """Mark the search stopped if it is to stop (`stop_asked`) or searches
+    under a split whose moves were cut off."""
+    if stop_asked(X) or (X.split != NULL and split_aborted(<Split*>X.split)):
         X.stopped = 1
 
 
@@ -154,6 +159,13 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     best = -INF if maximize else INF
     for i in range(n):
         c = order[i]
+        if i and may_split(X, depth):
+            split_rest(X, order + i, n - i, alpha, beta, maximize, &best, &best_card)
+            c = best_card
+            if not X.stopped and ((best >= beta) if maximize else (best <= alpha)) and X.killers[depth][0] != c:
+                X.killers[depth][1] = X.killers[depth][0]
+                X.killers[depth][0] = c
+            break
         v = value_after(X, c, alpha, beta)
         if (v > best) if maximize else (v < best):
             best = v
@@ -182,7 +194,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
 cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
     """`search` inside a trick."""
     cdef State* st = &X.st
-    cdef int seat = to_move(&X.rules, st), maximize = (seat & 1) == 0, reason, winning, n, i, v, best
+    cdef int seat = to_move(&X.rules, st), maximize = (seat & 1) == 0, reason, winning, n, i, v, best, card = -1
     cdef uint64_t moves
     cdef int order[16]
     if counted_stop(X):
@@ -195,6 +207,9 @@ cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
         n = 1
     best = -INF if maximize else INF
     for i in range(n):
+        if i and X.pool != NULL and may_split(X, popcount64(st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3])):
+            split_rest(X, order + i, n - i, alpha, beta, maximize, &best, &card)
+            break
         v = value_after(X, order[i], alpha, beta)
         if maximize:
             best = v if v > best else best

@@ -1,6 +1,7 @@
 # Helper threads: copies of a search's state that work beside it on its
 # table, which is shared (read and written under the buckets' locks, and not
-# grown) while they run.
+# grown) while they run. What they do is the work they are given: root cards
+# to score or check, and the moves a search shares (`splits.pxi`).
 
 
 cdef extern from "<pthread.h>" nogil:
