@@ -208,7 +208,6 @@ cdef void help_splits(Helper* h) noexcept nogil:
     """A helper's work: join open splits until its search is halted."""
     cdef Ctx* X = h.X
     cdef int idle = 0
-    X.split = NULL
     set_idle(X, &idle, 1)
     while not X.halt[0]:
         if not help_once(X, NULL):

@@ -30,7 +30,6 @@ cdef enum:
 
 cdef struct Helper:
     Ctx* X                  # the helper's own search state
-    int k                   # which helper: 1, 2, ...
     void (*work)(Helper* h) noexcept nogil
     void* job               # what it works on, as `work` reads it
     uint64_t used           # the table's entry count when it started
@@ -87,7 +86,7 @@ cdef void start_team(Ctx* X) noexcept nogil:
     if X.stopped:
         return
     X.tt.shared = 1
-    for k in range(1, team.wanted + 1):
+    for k in range(team.wanted):
         h = &team.helpers[team.started]
         h.X = <Ctx*>aligned_alloc(64, (sizeof(Ctx) + 63) // 64 * 64)
         if h.X == NULL:
@@ -95,12 +94,12 @@ cdef void start_team(Ctx* X) noexcept nogil:
         memcpy(h.X, X, sizeof(Ctx))
         h.X.st = team.root
         h.X.halt = team.halt
+        h.X.split = NULL
         h.X.nodes = 0
         h.X.check_at = 1024
         h.X.boundary_nodes = 0
         h.X.table_cutoffs = 0
         h.X.quasi_cutoffs = 0
-        h.k = k
         h.work = team.work
         h.job = team.job
         h.used = X.tt.used
