@@ -389,6 +389,32 @@ class TestStopping:
         assert helpers_left() == 0
         assert solver.solve(position).values == Solver().solve(position).values
 
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
+    def test_cancels_at_any_moment_leave_the_table_sound(self, mode: str) -> None:
+        """Cancels that land anywhere in searches whose threads share moves down to two
+        tricks: whatever each thread was searching when it stopped, nothing unfinished is
+        kept, so the table the solver keeps still gives one thread's answers."""
+        rng = random.Random(mode)
+        stopped = 0
+        for seed in range(5):
+            position = played_out(MALILLA, seed, 2)
+            expected = Solver().solve(position)
+            target = expected.value + 1 if mode == "target" else None
+            solver = Solver(threads=2)
+            solver._core.helpers_after = 0
+            solver._core.split_from = 8
+            for _ in range(12):
+                solver.clear()
+                timer = threading.Timer(rng.uniform(0, 0.004), solver.cancel)
+                timer.start()
+                try:
+                    solver.solve(position, mode, target=target)
+                except SearchStopped:
+                    stopped += 1
+                timer.join()
+                assert solver.solve(position).values == expected.values
+        assert stopped > 0
+
     def test_solver_usable_after_timeout(self) -> None:
         position = Position.from_json(deal(MALILLA, 9).to_position_json())
         solver = Solver()

@@ -20,7 +20,8 @@ cdef struct Split:
     int best                # the best value so far, and its move
     int best_card
     volatile int active     # threads searching its moves, its owner included
-    volatile int abort      # a move cut off: the threads under it stop
+    volatile int abort      # a move cut off, or one was dropped: the threads under it stop
+    volatile int dropped    # a thread stopped in a move not cut off above it: the value is unknown
     Split* parent           # the split its owner was searching under, or NULL
 
 
@@ -73,6 +74,13 @@ cdef void search_moves(Ctx* X, Split* s) noexcept nogil:
         bucket_unlock(&p.lock)
         v = value_after(X, c, s.alpha, s.beta)
         if X.stopped:
+            bucket_lock(&p.lock)
+            if not split_aborted(s):
+                # stopped for the whole search, which some thread under it may not see itself
+                s.dropped = 1
+                s.abort = 1
+                unpost(p, s)
+            bucket_unlock(&p.lock)
             return
         bucket_lock(&p.lock)
         if (v > s.best) if s.maximize else (v < s.best):
@@ -130,7 +138,8 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     """Search `moves`, the node's moves after those searched, with idle
     threads, on the window [alpha, beta]; `best` and `best_card` go in with
     the moves searched and come out with all of them. X is stopped after it
-    only if the whole search is, or a split above this one was cut off."""
+    if the whole search is, a split above this one was cut off, or a thread
+    left one of its moves unsearched."""
     cdef Pool* p = <Pool*>X.pool
     cdef Split s
     cdef int k, idle = 0
@@ -145,6 +154,7 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     s.best_card = best_card[0]
     s.active = 1
     s.abort = 0
+    s.dropped = 0
     s.parent = <Split*>X.split
     bucket_lock(&p.lock)
     if p.nopen < MAX_OPEN:
@@ -155,20 +165,23 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     search_moves(X, &s)
     bucket_lock(&p.lock)
     unpost(p, &s)           # from now on no thread joins it
-    if X.stopped:
-        s.abort = 1         # the threads under it stop too, whatever stopped this one
     bucket_unlock(&p.lock)
     # wait for the threads still searching its moves, helping below it meanwhile
     set_idle(X, &idle, 1)
     while s.active > 1:
-        if not help_once(X, &s):
-            for k in range(64):
-                pause()
-    set_idle(X, &idle, 0)   # under the lock: their last values are seen
-    X.split = s.parent
-    X.stopped = stop_asked(X) or split_aborted(s.parent)
+        if not X.stopped and help_once(X, &s):
+            continue
+        if stop_asked(X):
+            s.abort = 1     # a cancel or the deadline: the threads under it stop now
+        for k in range(64):
+            pause()
+    set_idle(X, &idle, 0)
+    bucket_lock(&p.lock)    # the values of the threads that searched its moves are seen
     best[0] = s.best
     best_card[0] = s.best_card
+    bucket_unlock(&p.lock)
+    X.split = s.parent
+    X.stopped = stop_asked(X) or split_aborted(s.parent) or s.dropped
 
 
 cdef bint help_once(Ctx* X, const Split* under) noexcept nogil:
