@@ -6,7 +6,7 @@
 
 cdef enum:
     SPLIT_FROM = 24         # the default of `Ctx.split_from`
-    MAX_OPEN = 64
+    MAX_OPEN = 64           # open splits at most: a split beyond them is searched by its owner alone
 
 
 cdef struct Split:
