@@ -56,9 +56,7 @@ cdef void check_cards(Ctx* X, Checks* ch) noexcept nogil:
     while not X.stopped:
         i = take_check(ch)
         if i < 0:
-            set_idle(X, &idle, 1)
-            if not help_once(X, NULL):
-                wait_a_moment(X)
+            help_or_wait(X, &idle)
             continue
         set_idle(X, &idle, 0)
         reaches = child_reaches(X, ch.out.cards[i], ch.goal, ch.maximize)

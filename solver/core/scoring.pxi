@@ -110,9 +110,7 @@ cdef void score_cards(Ctx* X, Scoring* sc) noexcept nogil:
         if i == -1:
             break
         if i == -2:
-            set_idle(X, &idle, 1)
-            if not help_once(X, NULL):
-                wait_a_moment(X)
+            help_or_wait(X, &idle)
             continue
         set_idle(X, &idle, 0)
         if guess == NO_GUESS:

@@ -78,6 +78,13 @@ cdef inline bint counted_stop(Ctx* X) noexcept nogil:
     return X.stopped
 
 
+cdef inline void add_killer(Ctx* X, int depth, int c) noexcept nogil:
+    """Remember c, a lead that cut off at `depth` cards, as its first killer."""
+    if X.killers[depth][0] != c:
+        X.killers[depth][1] = X.killers[depth][0]
+        X.killers[depth][0] = c
+
+
 cdef inline int value_after(Ctx* X, int c, int alpha, int beta) noexcept nogil:
     """`search` once c is played (the window and the value count the trick in progress)."""
     cdef Undo u
@@ -161,10 +168,8 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
         c = order[i]
         if i and may_split(X, depth):
             split_rest(X, order + i, n - i, alpha, beta, maximize, &best, &best_card)
-            c = best_card
-            if not X.stopped and ((best >= beta) if maximize else (best <= alpha)) and X.killers[depth][0] != c:
-                X.killers[depth][1] = X.killers[depth][0]
-                X.killers[depth][0] = c
+            if not X.stopped and ((best >= beta) if maximize else (best <= alpha)):
+                add_killer(X, depth, best_card)
             break
         v = value_after(X, c, alpha, beta)
         if (v > best) if maximize else (v < best):
@@ -175,9 +180,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
             elif not maximize and v < beta:
                 beta = v
         if alpha >= beta:
-            if X.killers[depth][0] != c:
-                X.killers[depth][1] = X.killers[depth][0]
-                X.killers[depth][0] = c
+            add_killer(X, depth, c)
             break
 
     if not X.stopped:

@@ -11,6 +11,7 @@ cdef enum:
 
 cdef struct Split:
     State st                # the node's state
+    int cards               # the cards in its hands
     int alpha
     int beta
     int maximize
@@ -98,7 +99,7 @@ cdef Split* open_split(Pool* p, const Split* under) noexcept nogil:
     NULL (under the pool's lock)."""
     cdef Split* found = NULL
     cdef const Split* a
-    cdef int i, cards, most = -1
+    cdef int i, most = -1
     for i in range(p.nopen):
         if split_aborted(p.open[i]):
             continue
@@ -108,9 +109,8 @@ cdef Split* open_split(Pool* p, const Split* under) noexcept nogil:
                 a = a.parent
             if a == NULL:
                 continue
-        cards = popcount64(p.open[i].st.hands[0] | p.open[i].st.hands[1] | p.open[i].st.hands[2] | p.open[i].st.hands[3])
-        if cards > most:
-            most = cards
+        if p.open[i].cards > most:
+            most = p.open[i].cards
             found = p.open[i]
     if found != NULL:
         found.active += 1
@@ -144,6 +144,7 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     cdef Split s
     cdef int k, idle = 0
     s.st = X.st
+    s.cards = popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
     s.alpha = alpha
     s.beta = beta
     s.maximize = maximize
@@ -215,6 +216,14 @@ cdef inline void set_idle(Ctx* X, int* idle, int now) noexcept nogil:
     p.idle += 1 if now else -1
     bucket_unlock(&p.lock)
     idle[0] = now
+
+
+cdef void help_or_wait(Ctx* X, int* idle) noexcept nogil:
+    """X has no work of its own now: counted as idle (`set_idle`), it joins
+    an open split if there is one, else waits a moment (`wait_a_moment`)."""
+    set_idle(X, idle, 1)
+    if not help_once(X, NULL):
+        wait_a_moment(X)
 
 
 cdef void help_splits(Helper* h) noexcept nogil:
