@@ -391,16 +391,16 @@ class TestStopping:
 
     @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
     def test_cancels_at_any_moment_leave_the_table_sound(self, mode: str) -> None:
-        """Cancels that land anywhere in searches whose threads share moves down to two
-        tricks: whatever each thread was searching when it stopped, nothing unfinished is
-        kept, so the table the solver keeps still gives one thread's answers."""
+        """Cancels that land anywhere in searches whose threads (two or three) share moves
+        down to two tricks: whatever each thread was searching when it stopped, nothing
+        unfinished is kept, so the table the solver keeps still gives one thread's answers."""
         rng = random.Random(mode)
         stopped = 0
         for seed in range(5):
             position = played_out(MALILLA, seed, 2)
             expected = Solver().solve(position)
             target = expected.value + 1 if mode == "target" else None
-            solver = Solver(threads=2)
+            solver = Solver(threads=2 + seed % 2)
             solver._core.helpers_after = 0
             solver._core.split_from = 8
             for _ in range(12):

@@ -172,6 +172,8 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
                 add_killer(X, depth, best_card)
             break
         v = value_after(X, c, alpha, beta)
+        if X.stopped:
+            break
         if (v > best) if maximize else (v < best):
             best = v
             best_card = c
@@ -214,6 +216,8 @@ cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
             split_rest(X, order + i, n - i, alpha, beta, maximize, &best, &card)
             break
         v = value_after(X, order[i], alpha, beta)
+        if X.stopped:
+            break
         if maximize:
             best = v if v > best else best
             alpha = v if v > alpha else alpha

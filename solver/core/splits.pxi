@@ -137,9 +137,10 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
                      int* best, int* best_card) noexcept nogil:
     """Search `moves`, the node's moves after those searched, with idle
     threads, on the window [alpha, beta]; `best` and `best_card` go in with
-    the moves searched and come out with all of them. X is stopped after it
-    if the whole search is, a split above this one was cut off, or a thread
-    left one of its moves unsearched."""
+    the moves searched and come out with all of them. X is not stopped when
+    it is called (`lead` and `follow` break off once it is), and is stopped
+    after it if the whole search is, a split above this one was cut off, or
+    a thread left one of its moves unsearched."""
     cdef Pool* p = <Pool*>X.pool
     cdef Split s
     cdef int k, idle = 0
