@@ -9,6 +9,7 @@ benchmark's own figures time the whole set.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import statistics
 import subprocess
@@ -74,6 +75,7 @@ def report(benchmark, questions: list[Question], threads: int = 1) -> list[Solut
     solutions = runs[-1][1]
     nodes = [s.nodes for s in solutions]
     benchmark.extra_info.update({
+        "threads": threads,
         "questions": len(questions),
         "median_ms": round(statistics.median(seconds) * 1000, 2),
         "p95_ms": round(percentile(seconds, 0.95) * 1000, 2),
@@ -98,6 +100,12 @@ def test_full_deals_on_two_threads(benchmark, game: str, mode: str) -> None:
     """The same questions, one deal at a time, each searched on two threads
     that share the table (`Solver(threads=2)`); the nodes are both threads'."""
     report(benchmark, [(p, {"mode": mode}) for p in deals_of(game)], threads=2)
+
+
+def test_full_deals_on_more_threads_than_cores(benchmark) -> None:
+    """Every card of each Malilla deal on two threads more than the machine has
+    cores: the threads with nothing to do give up their cores."""
+    report(benchmark, [(p, {"mode": "all"}) for p in deals_of("malilla")], threads=(os.cpu_count() or 1) + 2)
 
 
 @pytest.mark.parametrize("game,mode,objective", [("malilla", "optimal", "points"), ("manille", "optimal", "points"),

@@ -16,25 +16,28 @@ cdef extern from *:
 # keeps the copy only if `seq` was even and unchanged around the copy.
 cdef extern from *:
     """
+    #include <sched.h>
     #if defined(__x86_64__) || defined(__i386__)
     #define malilla_pause() __builtin_ia32_pause()
     #else
     #define malilla_pause() ((void)0)
     #endif
     static inline void malilla_bucket_lock(uint32_t* seq) {
-        uint32_t s;
+        uint32_t s, spins = 0;
         for (;;) {
             s = __atomic_load_n(seq, __ATOMIC_RELAXED);
             if (!(s & 1) && __atomic_compare_exchange_n(seq, &s, s + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return;
             malilla_pause();
+            if (++spins % 1024 == 0)
+                sched_yield();  /* its holder may be waiting for a core */
         }
     }
     static inline void malilla_bucket_unlock(uint32_t* seq) {
         __atomic_store_n(seq, *seq + 1, __ATOMIC_RELEASE);
     }
     static inline void malilla_bucket_copy(void* to, const void* from, const uint32_t* seq, size_t n) {
-        uint32_t s;
+        uint32_t s, spins = 0;
         for (;;) {
             s = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
             if (!(s & 1)) {
@@ -44,6 +47,8 @@ cdef extern from *:
                     return;
             }
             malilla_pause();
+            if (++spins % 1024 == 0)
+                sched_yield();  /* the writer may be waiting for a core */
         }
     }
     """

@@ -10,6 +10,10 @@ cdef extern from "<pthread.h>" nogil:
     int pthread_join(pthread_t thread, void** result)
 
 
+cdef extern from "<sched.h>" nogil:
+    int sched_yield()
+
+
 cdef extern from *:
     """
     #include <pthread.h>
@@ -26,6 +30,7 @@ cdef enum:
     THREAD_LIMIT = 16
     HELPERS_AFTER = 1024    # the default of `Ctx.helpers_after`, about what starting a thread costs
     SPECULATIVE = 16        # helpers whose work may go unused or is mostly short start this many times later
+    YIELD_AFTER = 256       # pauses a thread waiting for work spins before it gives up its core
 
 
 cdef struct Helper:
@@ -130,9 +135,20 @@ cdef bint disband(Ctx* X, Team* team) noexcept nogil:
     return stopped
 
 
+cdef inline void relax(int* spins) noexcept nogil:
+    """One pause of a thread waiting for work; every YIELD_AFTER of them
+    (counted in `spins`) it gives up its core, to a thread with work when
+    there are more threads than cores."""
+    pause()
+    spins[0] += 1
+    if spins[0] >= YIELD_AFTER:
+        spins[0] = 0
+        sched_yield()
+
+
 cdef void wait_a_moment(Ctx* X) noexcept nogil:
-    """Spin a moment, then `check_stop`."""
-    cdef int k
-    for k in range(256):
-        pause()
+    """Spin a moment (`relax`), then `check_stop`."""
+    cdef int k, spins = 0
+    for k in range(YIELD_AFTER):
+        relax(&spins)
     check_stop(X)
