@@ -331,13 +331,14 @@ cdef class Core:
         given join it (default 1024, about what starting a thread costs; 16
         times as many where the search is mostly short or their work may go
         unused: the value's probes, the checks, and every card when all are
-        of one suit; 0: they join at once)."""
+        of one suit; 0: they join at once; at most 2**50, more than any
+        search runs)."""
         return self.X.helpers_after
 
     @helpers_after.setter
     def helpers_after(self, long long nodes):
-        if nodes < 0:
-            raise ValueError(f"helpers_after: {nodes} is not a node count")
+        if not 0 <= nodes <= MOST_NODES:
+            raise ValueError(f"helpers_after: {nodes} is not a node count from 0 to {MOST_NODES}")
         self.X.helpers_after = nodes
 
     @property

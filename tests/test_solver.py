@@ -267,9 +267,9 @@ class TestHelperThreads:
         assert most == 1 and got[0].values == one.values
         assert got[0].nodes != one.nodes   # the helper searched
 
-    @pytest.mark.parametrize("nodes", [-1, -10 ** 6])
+    @pytest.mark.parametrize("nodes", [-1, -10 ** 6, 2 ** 50 + 1, 2 ** 62])
     def test_helpers_after_is_a_node_count(self, nodes: int) -> None:
-        with pytest.raises(ValueError, match=rf"^helpers_after: {nodes} is not a node count$"):
+        with pytest.raises(ValueError, match=rf"^helpers_after: {nodes} is not a node count from 0 to {2 ** 50}$"):
             Solver(threads=2)._core.helpers_after = nodes
 
     @pytest.mark.parametrize("cards", [-1, -40])

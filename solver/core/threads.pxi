@@ -32,6 +32,10 @@ cdef enum:
     SPECULATIVE = 16        # helpers whose work may go unused or is mostly short start this many times later
     YIELD_AFTER = 256       # pauses a thread waiting for work spins before it gives up its core
 
+# the most `Ctx.helpers_after` may be: more nodes than any search runs, and
+# SPECULATIVE times as many, added to a node count, still fits a long long
+cdef long long MOST_NODES = (<long long>1) << 50
+
 
 cdef struct Helper:
     Ctx* X                  # the helper's own search state
