@@ -143,7 +143,8 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     a thread left one of its moves unsearched."""
     cdef Pool* p = <Pool*>X.pool
     cdef Split s
-    cdef int k, idle = 0, spins = 0
+    cdef int k, idle = 0
+    cdef uint32_t spins = 0
     s.st = X.st
     s.cards = popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
     s.alpha = alpha
@@ -230,7 +231,8 @@ cdef void help_or_wait(Ctx* X, int* idle) noexcept nogil:
 cdef void help_splits(Helper* h) noexcept nogil:
     """A helper's work: join open splits until its search is halted."""
     cdef Ctx* X = h.X
-    cdef int idle = 0, spins = 0
+    cdef int idle = 0
+    cdef uint32_t spins = 0
     set_idle(X, &idle, 1)
     while not X.halt[0]:
         if not help_once(X, NULL):

@@ -22,15 +22,20 @@ cdef extern from *:
     #else
     #define malilla_pause() ((void)0)
     #endif
+    /* one pause of a spinning thread; every `every` of them (counted in
+       `spins`) it gives up its core, to a thread that may be waiting for it */
+    static inline void malilla_relax(uint32_t* spins, uint32_t every) {
+        malilla_pause();
+        if (++*spins % every == 0)
+            sched_yield();
+    }
     static inline void malilla_bucket_lock(uint32_t* seq) {
         uint32_t s, spins = 0;
         for (;;) {
             s = __atomic_load_n(seq, __ATOMIC_RELAXED);
             if (!(s & 1) && __atomic_compare_exchange_n(seq, &s, s + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return;
-            malilla_pause();
-            if (++spins % 1024 == 0)
-                sched_yield();  /* its holder may be waiting for a core */
+            malilla_relax(&spins, 1024);   /* its holder may be waiting for a core */
         }
     }
     static inline void malilla_bucket_unlock(uint32_t* seq) {
@@ -46,13 +51,11 @@ cdef extern from *:
                 if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s)
                     return;
             }
-            malilla_pause();
-            if (++spins % 1024 == 0)
-                sched_yield();  /* the writer may be waiting for a core */
+            malilla_relax(&spins, 1024);   /* the writer may be waiting for a core */
         }
     }
     """
-    void pause "malilla_pause"() nogil
+    void spin "malilla_relax"(uint32_t* spins, uint32_t every) nogil
     void bucket_lock "malilla_bucket_lock"(uint32_t* seq) nogil
     void bucket_unlock "malilla_bucket_unlock"(uint32_t* seq) nogil
     void bucket_copy "malilla_bucket_copy"(void* to, const void* src, const uint32_t* seq, size_t n) nogil

@@ -10,10 +10,6 @@ cdef extern from "<pthread.h>" nogil:
     int pthread_join(pthread_t thread, void** result)
 
 
-cdef extern from "<sched.h>" nogil:
-    int sched_yield()
-
-
 cdef extern from *:
     """
     #include <pthread.h>
@@ -139,20 +135,17 @@ cdef bint disband(Ctx* X, Team* team) noexcept nogil:
     return stopped
 
 
-cdef inline void relax(int* spins) noexcept nogil:
-    """One pause of a thread waiting for work; every YIELD_AFTER of them
-    (counted in `spins`) it gives up its core, to a thread with work when
-    there are more threads than cores."""
-    pause()
-    spins[0] += 1
-    if spins[0] >= YIELD_AFTER:
-        spins[0] = 0
-        sched_yield()
+cdef inline void relax(uint32_t* spins) noexcept nogil:
+    """One pause of a thread waiting for work (`spin`): every YIELD_AFTER of
+    them it gives up its core, to a thread with work when there are more
+    threads than cores."""
+    spin(spins, YIELD_AFTER)
 
 
 cdef void wait_a_moment(Ctx* X) noexcept nogil:
     """Spin a moment (`relax`), then `check_stop`."""
-    cdef int k, spins = 0
+    cdef int k
+    cdef uint32_t spins = 0
     for k in range(YIELD_AFTER):
         relax(&spins)
     check_stop(X)
