@@ -257,8 +257,8 @@ class TestHelperThreads:
         late._core.helpers_after = one.nodes // 16 + 1     # 1 to 15 times would be soon enough
         assert late.solve(position).nodes == one.nodes
         helped = Solver(threads=2)
-        thread = threading.Thread(target=lambda: got.append(helped.solve(position)))
         got: list = []
+        thread = threading.Thread(target=lambda: got.append(helped.solve(position)))
         most = 0
         thread.start()
         while thread.is_alive():
