@@ -217,6 +217,8 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             check_seat(dealer)
         except ValueError as e:
             raise ValueError(f"dealers[{i}]: {e}") from None
+        if dealer in dealers[:i]:
+            raise ValueError(f"dealers[{i}]: {SEATS[dealer]} is given twice")
     trumps = trump_choices(profile)
     total = profile.total_points
     entries = []

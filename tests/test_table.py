@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -145,6 +146,17 @@ class TestInput:
         assert full.entries == table.entries
         assert full.par[0] == table.par[0]   # dealer N
         assert [p.dealer for p in table.par] == list(SEATS)
+
+    @pytest.mark.parametrize("dealers, error", [
+        ((), "dealers: empty"),
+        ([0], "dealers: [0] is not a tuple"),
+        ((4,), "dealers[0]: "),
+        ((1, 3, 1), "dealers[2]: E is given twice"),
+    ])
+    def test_bad_dealers_are_refused(self, dealers, error) -> None:
+        position = Position.from_json(seeded("manille", 1, 0))
+        with pytest.raises(ValueError, match=re.escape(error)):
+            dd_table(position, Solver(), dealers)
 
     def test_dealer_from_the_leader_or_given(self) -> None:
         obj = seeded("manille", 3, 2)
