@@ -66,6 +66,16 @@ def side_score(profile: Profile, points: int, capot: bool, trump: str, pending_d
     return excess * deal_multiplier(profile, trump, pending_doubling, capot)
 
 
+def points_range(profile: Profile, tricks: int) -> tuple[int, int]:
+    """The fewest and the most points a side can take with `tricks` tricks: their trick points plus
+    the poorest, or the richest, 4 x `tricks` cards of the deck. In both games every total between
+    can be taken too, since their card points run from 0 up without a gap."""
+    cards = sorted(profile.points * 4)
+    n = 4 * tricks
+    bonus = tricks * profile.trick_bonus
+    return sum(cards[:n]) + bonus, sum(cards[len(cards) - n:]) + bonus
+
+
 def score_deal(profile: Profile, points: tuple[int, int], tricks: tuple[int, int], trump: str,
                pending_doubling: bool = False) -> DealScore:
     """Score a complete deal from each side's points and tricks.
@@ -81,8 +91,10 @@ def score_deal(profile: Profile, points: tuple[int, int], tricks: tuple[int, int
     if sum(tricks) != profile.tricks:
         raise ValueError(f"tricks {tricks} sum to {sum(tricks)}; a {profile.name} deal has {profile.tricks}")
     for side in (0, 1):
-        if (tricks[side] == 0 and points[side]) or points[side] < tricks[side] * profile.trick_bonus:
-            raise ValueError(f"{SIDE_NAMES[side]} cannot take {points[side]} points with {tricks[side]} tricks")
+        low, high = points_range(profile, tricks[side])
+        if not low <= points[side] <= high:
+            raise ValueError(f"{SIDE_NAMES[side]} cannot take {points[side]} points with {tricks[side]} "
+                             f"trick{'' if tricks[side] == 1 else 's'} (from {low} to {high})")
     trump = parse_trump(profile, trump)
 
     winner = next((side for side in (0, 1) if points[side] > profile.half), None)

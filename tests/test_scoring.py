@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -133,6 +134,23 @@ class TestScoreValidation:
     def test_fewer_points_than_trick_bonuses(self):
         with pytest.raises(ValueError, match="cannot take"):
             score_deal(MALILLA, (67, 3), (6, 4), "S")
+
+    @pytest.mark.parametrize("profile, points, tricks, error", [
+        (MANILLE, (50, 10), (1, 7), "N-S cannot take 50 points with 1 trick (from 0 to 20)"),
+        (MANILLE, (21, 39), (1, 7), "N-S cannot take 21 points with 1 trick (from 0 to 20)"),
+        (MALILLA, (60, 10), (1, 9), "N-S cannot take 60 points with 1 trick (from 1 to 21)"),
+        (MALILLA, (4, 66), (5, 5), "N-S cannot take 4 points with 5 tricks (from 5 to 65)"),
+    ])
+    def test_more_points_than_the_tricks_hold(self, profile, points, tricks, error):
+        with pytest.raises(ValueError, match=re.escape(error)):
+            score_deal(profile, points, tricks, "S")
+
+    @pytest.mark.parametrize("profile, points, tricks", [
+        (MANILLE, (20, 40), (1, 7)), (MANILLE, (0, 60), (3, 5)), (MALILLA, (21, 49), (1, 9)),
+        (MALILLA, (65, 5), (5, 5)),
+    ])
+    def test_the_extremes_of_a_trick_count_are_taken(self, profile, points, tricks):
+        assert score_deal(profile, points, tricks, "S").points == points
 
     def test_no_trump_in_malilla(self):
         with pytest.raises(ValueError, match="no no-trump"):
