@@ -65,7 +65,7 @@ from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal
 from .position import Position
-from .profiles import Profile, as_profile
+from .profiles import PROFILES, Profile, as_profile
 from .quoting import quoted
 from .solve import Solution, Solver, solver_given
 from .text import diagram, tricks_text
@@ -383,13 +383,16 @@ def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: 
 def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profile | None = None,
                   count: int = 1) -> None:
     """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
-    `profile`, when given), margin >= 1 and count (the puzzles asked for) >= 1."""
+    `profile`, or of the game with the longest deals when no profile is given), margin >= 1 and
+    count (the puzzles asked for) >= 1."""
     check_whole("min_tricks", min_tricks, 1)
     check_whole("max_tricks", max_tricks, 1)
     if min_tricks > max_tricks:
         raise ValueError(f"min_tricks: {quoted(min_tricks)} is more than the most tricks asked for "
                          f"({quoted(max_tricks)})")
-    if profile is not None and max_tricks > profile.cards_per_hand:
+    if profile is None:
+        profile = max(PROFILES.values(), key=lambda p: p.cards_per_hand)
+    if max_tricks > profile.cards_per_hand:
         raise ValueError(f"max_tricks: {quoted(max_tricks)} is more than the {profile.cards_per_hand} tricks "
                          f"of a {profile.name} deal")
     check_whole("margin", margin, 1)

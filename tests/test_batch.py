@@ -14,13 +14,25 @@ import time
 import pytest
 
 from conftest import PROJECT, ctrl_c_reaches_children, interrupted
-from solver import Position
+from solver import Position, batch
 from solver.analysis import analyze
 from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk, run_of
 from solver.cli import main
 from solver.puzzles import mine
 from solver.solve import Solver
 from solver.table import table_of
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fails the test if a cluster starts or a search runs."""
+    import distributed
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a cluster was started or a search run")
+    monkeypatch.setattr(batch, "local_cluster", refused)
+    monkeypatch.setattr(distributed, "Client", refused)
+    monkeypatch.setattr(Solver, "solve", refused)
 
 
 @pytest.fixture(scope="module")
@@ -280,15 +292,13 @@ def test_score_runs_add_no_points_statistics():
     (["batch", "solve", "IN", "--game", "manille", "--seed", "3"], "--game, --seed: no effect with an input file"),
     (["puzzles", "--from", "IN", "--seed", "3"], "--seed: no effect with --from FILE"),
 ])
-def test_an_option_with_no_effect_is_a_usage_error(argv, message, tmp_path, capsys):
+def test_an_option_with_no_effect_is_a_usage_error(argv, message, tmp_path, capsys, no_work):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps(generated_item("analyze", "manille", 1, 0)) + "\n")
-    started = time.monotonic()
     with pytest.raises(SystemExit) as info:
         main([str(source) if a == "IN" else a for a in argv])
     assert info.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"malilla-dd {argv[0]}: error: {message}"
-    assert time.monotonic() - started < 1   # before any cluster or search
 
 
 def test_batch_needs_one_source(capsys):
@@ -306,16 +316,16 @@ def test_batch_needs_one_source(capsys):
      r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),
     ("puzzles", {"deals": 2, "options": {"max_tricks": 11}},
      "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
+    ("puzzles", {"source": io.StringIO(""), "options": {"max_tricks": 11}},
+     "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
     ("solve", {"deals": 2, "workers": 10 ** 6}, r"workers: 1000000 is more than \d+, 4 per core of this machine"),
     ("solve", {"deals": 2, "workers": 2, "address": "tcp://127.0.0.1:1"}, "workers: no effect with a cluster"),
     ("solve", {}, r"give an input file, or --deals N \(with --game and --seed\)$"),
     ("solve", {"deals": 2, "source": io.StringIO("")}, "give an input file or --deals N, not both"),
 ])
-def test_bad_options_are_refused_before_a_cluster_starts(job, options, message):
-    started = time.monotonic()
+def test_bad_options_are_refused_before_a_cluster_starts(job, options, message, no_work):
     with pytest.raises(ValueError, match=message):
         run_batch(job, None, game="malilla", **options)
-    assert time.monotonic() - started < 1   # an embedded cluster takes seconds to start
 
 
 def test_generated_deals_need_a_game():

@@ -364,6 +364,16 @@ def test_cli_pretty_and_from(tmp_path):
     assert out.returncode == 2 and "tricks" in out.stderr
 
 
+def test_cli_from_refuses_more_tricks_than_any_deal_has(tmp_path):
+    """No line of either game could be mined: the option is refused before any is read."""
+    source = tmp_path / "played.jsonl"
+    source.write_text(json.dumps(played_deal("malilla", 1)) + "\n")
+    out = run_cli("--from", str(source), "--max-tricks", "11")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines()[-1] == ("malilla-dd puzzles: error: --max-tricks: 11 is more than the 10 "
+                                           "tricks of a malilla deal")
+
+
 def test_cli_from_answers_a_bad_deal_and_goes_on(tmp_path):
     """A played deal that cannot be read gets its error line, and the deals after it are still mined."""
     deals = [played_deal(GAMES[s % 2], s) for s in range(20)]
