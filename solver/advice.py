@@ -221,11 +221,14 @@ class View:
         excluded = [0, 0, 0, 0]
         for i, s, trick, leader, led, c in self._replay_states():
             if s == self.seat:   # the viewer's own cards tell nothing, but must have been legal
-                self._check_own(i, c, self.hand | later[i] | 1 << c, trick, leader, led, rules, tindex)
+                self._check_play(i, s, c, self.hand | later[i] | 1 << c, trick, leader, led, rules, tindex)
                 continue
             if not trick:
                 continue   # nor do leads
             base = (1 << c) | later[i] | self.fixed[s]
+            # a card refused with only the cards the seat is known to hold is refused in every
+            # layout, since a card never becomes legal as a hand grows
+            self._check_play(i, s, c, base, trick, leader, led, rules, tindex)
             for u in cards_of(self.unseen & ~excluded[s]):
                 hands = [0, 0, 0, 0]
                 hands[s] = base | 1 << u
@@ -237,14 +240,14 @@ class View:
             raise AdviceError("no layout of the unseen cards fits the play and the hand sizes")
         return out
 
-    def _check_own(self, i: int, c: int, hand: int, trick: tuple[int, ...], leader: int, led: int,
-                   rules: _core.Rules, tindex: int) -> None:
-        """Raise IllegalPlay on play[i] unless the viewer, holding `hand`, could play c."""
+    def _check_play(self, i: int, seat: int, c: int, hand: int, trick: tuple[int, ...], leader: int, led: int,
+                    rules: _core.Rules, tindex: int) -> None:
+        """Raise IllegalPlay on play[i] unless `seat`, holding `hand`, could play c."""
         hands = [0, 0, 0, 0]
-        hands[self.seat] = hand
+        hands[seat] = hand
         mask, reason, winning = _core.legal_moves(rules, tuple(hands), tindex, leader, trick, led)
         if not mask >> c & 1:
-            raise IllegalPlay(f"play[{i}]", refusal(self.seat, c, mask, reason, winning, trick, self.profile))
+            raise IllegalPlay(f"play[{i}]", refusal(seat, c, mask, reason, winning, trick, self.profile))
 
     @property
     def hidden(self) -> tuple[int, ...]:

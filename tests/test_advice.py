@@ -365,6 +365,17 @@ def test_an_illegal_card_of_the_viewer_in_the_play_is_refused():
     assert View.from_json(legal).seat == 1
 
 
+def test_a_hidden_card_illegal_in_every_layout_is_refused():
+    """W shows out of hearts, then plays a heart: the discard was illegal whatever W held besides."""
+    view = {"game": "manille", "trump": "S", "seat": "N", "hand": "8S 10H 10D KD QD QC", "leader": "E",
+            "play": ["QH", "KH", "9C", "AH", "JH", "9H", "7H", "8H"]}
+    with pytest.raises(IllegalPlay) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == ("play[2]", "W may not play 9C: must follow hearts with 8H")
+    legal = {**view, "play": ["QH", "KH", "8H", "AH", "JH", "9H", "7H", "9C"]}
+    assert View.from_json(legal).seat == 0
+
+
 def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
     obj = played_deal("malilla", 1)
     view = view_of(obj, obj["play"][:6])
