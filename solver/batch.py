@@ -14,13 +14,16 @@ JSON; `puzzles`: ``{"puzzles": [...]}``, the puzzles mined at the item's trick
 boundaries), or ``{"error": ...}``.
 
 Resuming: the output file is read first; the indices of its complete lines are
-skipped and a trailing partial line is cut off. A chunk's lines are written in
+skipped and a trailing partial line is cut off. Its lines must be of the same run, and
+for an input file, of the same items at those indices. A chunk's lines are written in
 one write and flushed, and the writer drops any index already written, so a
 task retried after a worker died never writes a line twice.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -360,6 +363,27 @@ def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
             index += 1
 
 
+def _digest(item: Any) -> bytes:
+    """A short digest of an output line's `position` (the item, or its text when it is no JSON object)."""
+    return hashlib.blake2b(json.dumps(item, sort_keys=True).encode(), digest_size=16).digest()
+
+
+def _unanswered(source: TextIO, answered: dict[int, bytes], out_path: str | None) -> Iterator[tuple[int, str]]:
+    """The input's items that the output does not answer yet. An item it answers for another
+    position is refused: the input changed since, and going on would mix two inputs' answers."""
+    for i, line in _file_items(source):
+        if i not in answered:
+            yield i, line
+            continue
+        try:
+            item: Any = dict(json_object(line))
+        except ValueError:
+            item = line   # as `run_chunk` keeps it
+        if answered[i] != _digest(item):
+            raise ValueError(f"output: {out_path} answers another input (its item {i} is not this input's "
+                             f"item {i}): give the same input, or another file")
+
+
 def run_batch(job: str, out_path: str | None, *, client: distributed.Client | None = None,
               address: str | None = None, workers: int | None = None, source: TextIO | None = None,
               game: str | None = None,
@@ -403,8 +427,14 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     if source is None:
         assert game is not None   # checked above: generated deals are of a game
         generate = (get_profile(game).name, seed)
-    done = read_done(out_path, None if stats is None else (lambda line: stats.add(job, line)),
-                     run_of(job, options, generate)) if out_path else set()
+    answered: dict[int, bytes] = {}   # an input file's items answered before: their digests
+
+    def on_line(line: dict[str, Any]) -> None:
+        if source is not None:
+            answered[int(line["index"])] = _digest(line.get("position"))
+        if stats is not None:
+            stats.add(job, line)
+    done = read_done(out_path, on_line, run_of(job, options, generate)) if out_path else set()
     if source is None:
         assert deals is not None   # checked above: without an input file, the deals are generated
         total: int | None = deals
@@ -412,7 +442,11 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     else:
         from .cli import count_lines   # counted as the single-machine commands count input
         total = count_lines(source)
-        pending = ((i, line) for i, line in _file_items(source) if i not in done)
+        if total is not None and answered:   # a file: checked whole before any work (a pipe as it is read)
+            start = source.tell()
+            collections.deque(_unanswered(source, answered, out_path), maxlen=0)
+            source.seek(start)
+        pending = _unanswered(source, answered, out_path)
     skipped = len(done) if total is None else len([i for i in done if i < total])
 
     own_cluster = own_client = None

@@ -145,6 +145,30 @@ def test_resume_skips_finished_items_and_cuts_a_partial_line(cluster, tmp_path):
     assert run_batch("solve", str(out), client=client, game="manille", deals=10, seed=2)["done"] == 0
 
 
+class _Pipe(io.StringIO):
+    def seekable(self) -> bool:
+        return False
+
+
+def test_resume_refuses_an_output_of_another_input(cluster, tmp_path):
+    """The run's options match, but the file answers other items: going on would mix two inputs."""
+    _, client = cluster
+    items = [json.dumps(generated_item("solve", "manille", 3, i)) for i in range(6)]
+    first = "\n".join(items[:3]) + "\n{not json\n"
+    out = tmp_path / "out.jsonl"
+    assert run_batch("solve", str(out), client=client, source=io.StringIO(first))["done"] == 4
+    grown = first + "\n".join(items[3:]) + "\n"   # the same items, and more: goes on
+    assert run_batch("solve", str(out), client=client, source=io.StringIO(grown)) == \
+        {"done": 3, "skipped": 4, "total": 7}
+    before = out.read_bytes()
+    other = grown.replace(items[1], items[5], 1)
+    for source in (io.StringIO(other), _Pipe(other)):
+        with pytest.raises(ValueError, match=re.escape(f"output: {out} answers another input (its item 1 is "
+                                                       "not this input's item 1)")):
+            run_batch("solve", str(out), client=client, source=source)
+        assert out.read_bytes() == before
+
+
 def test_a_killed_worker_loses_and_duplicates_nothing(cluster, tmp_path):
     _, client = cluster
     out = tmp_path / "killed.jsonl"
