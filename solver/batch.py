@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
 from .failures import writing
-from .position import Position, blank_line, json_object
+from .position import Position, blank_line, json_object, read_dealer
 from .profiles import get_profile
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
@@ -188,7 +188,7 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
 class BatchStats:
     """Aggregates of a run's results: per game and trump, the distribution of the dealer's side's
     double-dummy deal score, the dealer's side's win rate, and the par choices (from `table`);
-    the dealer's side's double-dummy points (from `solve` of deal starts)."""
+    the dealer's side's double-dummy points (from `solve` of deal starts that name their dealer)."""
 
     def __init__(self) -> None:
         self.items = 0
@@ -215,7 +215,7 @@ class BatchStats:
                     self._win(game, "par", par["score"])
                     self.par[game]["/".join(par["best"])] += 1
         elif (job == "solve" and line.get("run", {}).get("objective") == "points" and "value" in line
-              and position.get("dealer") and not position.get("trick")):
+              and _dealt_start(position)):
             # the dealer sits before the leader: the other side
             total = get_profile(game).total_points
             self.points[game][position["trump"]][total - line["value"]] += 1
@@ -248,6 +248,16 @@ class BatchStats:
 
     def format(self) -> str:
         return json.dumps(self.to_json(), indent=1)
+
+
+def _dealt_start(position: dict[str, Any]) -> bool:
+    """Is `position` the start of a deal (no card played) with its `dealer`, the seat before the leader?"""
+    try:
+        start = Position.from_json(position)
+        return start.played_field is None and read_dealer(position.get("dealer"), start.leader,
+                                                           start.profile) is not None
+    except ValueError:
+        return False
 
 
 def _dist(counter: Counter) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import pytest
 from conftest import PROJECT, ctrl_c_reaches_children, interrupted
 from solver import Position, batch
 from solver.analysis import analyze
+from solver.cards import SEATS
 from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk, run_of
 from solver.cli import main
 from solver.puzzles import mine
@@ -307,6 +308,21 @@ def test_score_runs_add_no_points_statistics():
                         "value": -20})
     stats.add("solve", {"index": 1, "run": run_of("solve", {}), "position": position, "value": 24})
     assert stats.points["manille"][position["trump"]] == {60 - 24: 1}   # the points run's line alone
+
+
+def test_points_statistics_take_deal_starts_with_their_dealer_only():
+    stats = BatchStats()
+    start = generated_item("solve", "malilla", 1, 0)
+    later = Position.from_json({k: v for k, v in start.items() if k != "dealer"})
+    for _ in range(4):
+        later = later.play(later.legal_moves()[0])
+    played = {**later.to_json(), "dealer": start["dealer"]}   # a trick played: not a deal start
+    partner = SEATS[(SEATS.index(start["leader"]) + 2) % 4]   # deals on the leader's side: not before it
+    lines = [played, {**start, "dealer": "Q"}, {**start, "dealer": partner},
+             {k: v for k, v in start.items() if k != "dealer"}, start]
+    for i, position in enumerate(lines):
+        stats.add("solve", {"index": i, "run": run_of("solve", {}), "position": position, "value": 30})
+    assert stats.points == {"malilla": {start["trump"]: {70 - 30: 1}}}   # the start with its dealer alone
 
 
 @pytest.mark.parametrize("argv, message", [
