@@ -459,23 +459,40 @@ def _rank(c: CardAdvice, goal: int | None) -> tuple:
     return round(c.goal, 9), round(c.mean, 9)
 
 
-def _summarise(view: View, values: dict[str, list[int]], goal: int | None, rejected: int, layouts: int,
-               done: bool) -> Advice:
-    out = []
-    for card, vs in values.items():
-        n = len(vs)
-        mean = sum(vs) / n if n else 0.0
-        var = sum((v - mean) ** 2 for v in vs) / (n - 1) if n > 1 else 0.0
-        sd = math.sqrt(var)
+@dataclass
+class _Tally:
+    """One card's values so far, as running sums: a summary costs the same after any number."""
+
+    n: int = 0
+    total: int = 0
+    squares: int = 0
+    reached: int = 0
+    """Values at or above the goal."""
+
+    def add(self, value: int, goal: int | None) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+        self.reached += goal is not None and value >= goal
+
+    def advice(self, card: str, goal: int | None) -> CardAdvice:
+        n = self.n
+        mean = self.total / n if n else 0.0
+        # the sample variance from whole-number sums: exact up to the one division
+        sd = math.sqrt((n * self.squares - self.total ** 2) / (n * (n - 1))) if n > 1 else 0.0
         g = gse = None
         if goal is not None and n:
-            g = sum(1 for v in vs if v >= goal) / n
+            g = self.reached / n
             gse = math.sqrt(g * (1 - g) / n)
-        out.append(CardAdvice(card, mean, sd, sd / math.sqrt(n) if n else 0.0, g, gse))
+        return CardAdvice(card, mean, sd, sd / math.sqrt(n) if n else 0.0, g, gse)
+
+
+def _summarise(view: View, tallies: dict[str, _Tally], samples: int, goal: int | None, rejected: int,
+               layouts: int, done: bool) -> Advice:
+    out = [tally.advice(card, goal) for card, tally in tallies.items()]
     profile = view.profile
     out.sort(key=lambda c: tuple(-x for x in _rank(c, goal)) + (sort_key(parse_card(c.card, profile)),))
-    return Advice(SEATS[view.seat], len(next(iter(values.values()), [])), tuple(out), goal, rejected,
-                  layouts, done)
+    return Advice(SEATS[view.seat], samples, tuple(out), goal, rejected, layouts, done)
 
 
 def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
@@ -513,7 +530,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
     rng = random.Random(seed)
     layouts = count_layouts(view)
     legal, _, _ = view.position(sample_layout(view, random.Random(seed))).legal_mask()
-    values: dict[str, list[int]] = {card_name(c, view.profile): [] for c in cards_of(legal)}
+    tallies = {card_name(c, view.profile): _Tally() for c in cards_of(legal)}
     limit = max_attempts if max_attempts is not None else 100 * samples
     attempts = rejected = 0
     n = 0
@@ -529,13 +546,13 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
             continue
         sol = solver.solve(view.position(hands), mode="all", timeout=timeout)
         for card, v in sol.values.items():
-            values[card].append(v)
+            tallies[card].add(v, goal)
         n += 1
         if n % every == 0 and n < samples:
-            yield _summarise(view, values, goal, rejected, layouts, False)
+            yield _summarise(view, tallies, n, goal, rejected, layouts, False)
         elif n < samples:
             yield None
-    yield _summarise(view, values, goal, rejected, layouts, True)
+    yield _summarise(view, tallies, n, goal, rejected, layouts, True)
 
 
 def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,

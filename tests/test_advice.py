@@ -6,10 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import statistics
 from collections import Counter
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import played_deal, start_of
 from solver import Position
@@ -374,6 +377,24 @@ def test_a_hidden_card_illegal_in_every_layout_is_refused():
     assert (e.value.field, e.value.problem) == ("play[2]", "W may not play 9C: must follow hearts with 8H")
     legal = {**view, "play": ["QH", "KH", "8H", "AH", "JH", "9H", "7H", "9C"]}
     assert View.from_json(legal).seat == 0
+
+
+@given(st.lists(st.integers(0, 70), max_size=60), st.one_of(st.none(), st.integers(0, 70)))
+def test_a_cards_running_sums_give_the_statistics_of_its_values(values, goal):
+    tally = advice_module._Tally()
+    for v in values:
+        tally.add(v, goal)
+    card = tally.advice("AS", goal)
+    n = len(values)
+    assert card.mean == pytest.approx(statistics.mean(values) if n else 0.0)
+    assert card.sd == pytest.approx(statistics.stdev(values) if n > 1 else 0.0)
+    assert card.se == pytest.approx(card.sd / n ** 0.5 if n else 0.0)
+    if goal is None or not n:
+        assert card.goal is None and card.goal_se is None
+    else:
+        reached = sum(v >= goal for v in values) / n
+        assert card.goal == pytest.approx(reached)
+        assert card.goal_se == pytest.approx((reached * (1 - reached) / n) ** 0.5)
 
 
 def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
