@@ -18,7 +18,8 @@ from typing import Any
 from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS
-from solver.position import Position, json_object
+from solver.position import Position, check_history_length, json_object
+from solver.profiles import PROFILES
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
@@ -31,6 +32,8 @@ __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict"
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET}
 OBJECTIVES = {"points": pb.OBJECTIVE_POINTS, "score": pb.OBJECTIVE_SCORE}
+LONGEST_DEAL = max(PROFILES.values(), key=lambda profile: profile.tricks)
+"""The game whose deals have the most tricks."""
 # by number: a field of an enum is the number sent, which may be one the proto does not define
 _MODE_NAMES: dict[int, str] = {**{v: k for k, v in MODES.items()}, pb.MODE_UNSPECIFIED: "all"}
 _OBJECTIVE_NAMES: dict[int, str] = {**{v: k for k, v in OBJECTIVES.items()}, pb.OBJECTIVE_UNSPECIFIED: "points"}
@@ -68,7 +71,10 @@ def position_dict(msg: pb.Position) -> dict[str, Any]:
     if msg.HasField("to_move"):
         obj["to_move"] = msg.to_move
     if msg.HasField("history"):
-        obj["history"] = [list(t.cards) for t in msg.history.tricks]
+        tricks = msg.history.tricks
+        # one too long for every game is refused by its count before its tricks are copied
+        check_history_length(len(tricks), LONGEST_DEAL)
+        obj["history"] = [list(t.cards) for t in tricks]
     if msg.pending_doubling:
         obj["pending_doubling"] = True
     return obj

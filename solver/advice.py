@@ -57,8 +57,8 @@ from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
 from .checks import check_whole
-from .position import (IllegalPlay, Position, PositionError, _cards_field, game_profile, json_object,
-                       read_dealer)
+from .position import (IllegalPlay, Position, PositionError, _card_texts, _cards_field, game_profile,
+                       json_object, read_dealer)
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
@@ -115,9 +115,15 @@ class View:
                 seats[name] = parse_seat(obj.get(name))
             except CardError as e:
                 raise PositionError(name, str(e)) from None
-        hand_cards = _cards_field(obj.get("hand", ""), profile, "hand")
-        raw_play = obj.get("play", [])
-        play = _cards_field(raw_play, profile, "play", indexed=True)
+        hand_texts = _card_texts(obj.get("hand", ""), "hand")
+        if len(hand_texts) > profile.cards_per_hand:
+            raise PositionError("hand", f"{n_cards(len(hand_texts))}; a {profile.name} hand holds at most "
+                                f"{profile.cards_per_hand}")
+        hand_cards = _cards_field(hand_texts, profile, "hand")
+        play_texts = _card_texts(obj.get("play", []), "play")
+        if len(play_texts) >= 4 * profile.cards_per_hand:
+            raise PositionError("play", "the deal is over: nothing is left to play")
+        play = _cards_field(play_texts, profile, "play", indexed=True)
         seen: dict[int, str] = {}
         for name, cards in (("hand", hand_cards), ("play", play)):
             for i, c in enumerate(cards):
@@ -125,8 +131,6 @@ class View:
                     raise PositionError(f"{name}[{i}]" if name == "play" else name,
                                         f"{card_name(c, profile)} appears twice (also in {seen[c]})")
                 seen[c] = name
-        if len(play) >= 4 * profile.cards_per_hand:
-            raise PositionError("play", "the deal is over: nothing is left to play")
         tindex = trump_index(trump)
         players: list[int] = []
         history: list[tuple[int, ...]] = []

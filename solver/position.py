@@ -139,6 +139,12 @@ def read_dealer(value: Any, leader: int | None, profile: Profile) -> int | None:
     return dealer
 
 
+def check_history_length(count: int, profile: Profile) -> None:
+    """Refuse a history of `count` completed tricks if it leaves nothing of a `profile` deal to play."""
+    if count >= profile.tricks:
+        raise PositionError("history", f"{count} tricks leave nothing to play")
+
+
 def game_profile(obj: dict[str, Any]) -> Profile:
     """The profile named by the object's `game` field."""
     game = obj.get("game")
@@ -162,16 +168,20 @@ def _four(masks: list[int]) -> tuple[int, int, int, int]:
     return n, e, s, w
 
 
+def _card_texts(value: Any, name: str) -> list[str]:
+    """The card strings of a field (a space-separated string or a list of strings), not yet read:
+    a field with too many is refused by their count before any is read."""
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise PositionError(name, "expected a space-separated string or a list of card strings")
+
+
 def _cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
     """The cards of a field; `indexed`: a bad card is named by its place (``play[3]``)."""
-    if isinstance(value, str):
-        items = value.split()
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        items = value
-    else:
-        raise PositionError(name, "expected a space-separated string or a list of card strings")
     cards = []
-    for i, text in enumerate(items):
+    for i, text in enumerate(_card_texts(value, name)):
         try:
             cards.append(parse_card(text, profile))
         except CardError as e:
@@ -225,9 +235,9 @@ class Position:
         trick_raw = obj.get("trick", [])
         if not isinstance(trick_raw, list) or not all(isinstance(card, str) for card in trick_raw):
             raise PositionError("trick", "expected a list of card strings")
+        if len(trick_raw) > 3:
+            raise PositionError("trick", f"{n_cards(len(trick_raw))}; a trick in progress has at most 3")
         trick = _cards_field(trick_raw, profile, "trick", indexed=True)
-        if len(trick) > 3:
-            raise PositionError("trick", f"{n_cards(len(trick))}; a trick in progress has at most 3")
         history = cls._read_history(obj.get("history"), profile)
         seen: dict[int, str] = {}
         for seat, cards in zip(SEATS, hands):
@@ -301,11 +311,11 @@ class Position:
         for seat in SEATS:
             if seat not in upper:
                 raise PositionError("hands", f"missing seat {seat}")
-            cards = _cards_field(upper[seat], profile, f"hands.{seat}")
-            if strict and len(cards) > profile.cards_per_hand:
-                raise PositionError(f"hands.{seat}", f"{n_cards(len(cards))}; a {profile.name} hand holds "
+            texts = _card_texts(upper[seat], f"hands.{seat}")
+            if strict and len(texts) > profile.cards_per_hand:
+                raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
-            hands.append(cards)
+            hands.append(_cards_field(texts, profile, f"hands.{seat}"))
         return hands
 
     @staticmethod
@@ -314,14 +324,13 @@ class Position:
             return None
         if not isinstance(value, list):
             raise PositionError("history", "expected a list of completed tricks")
+        check_history_length(len(value), profile)
         tricks = []
         for i, t in enumerate(value):
-            cards = _cards_field(t, profile, f"history[{i}]", indexed=True)
-            if len(cards) != 4:
-                raise PositionError(f"history[{i}]", f"{n_cards(len(cards))}; a completed trick has 4")
-            tricks.append(cards)
-        if len(tricks) >= profile.tricks:
-            raise PositionError("history", f"{len(tricks)} tricks leave nothing to play")
+            texts = _card_texts(t, f"history[{i}]")
+            if len(texts) != 4:
+                raise PositionError(f"history[{i}]", f"{n_cards(len(texts))}; a completed trick has 4")
+            tricks.append(_cards_field(texts, profile, f"history[{i}]", indexed=True))
         return tricks
 
     def _read_led(self, value: Any, history: list[list[int]] | None) -> int:

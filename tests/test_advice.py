@@ -397,6 +397,18 @@ def test_a_cards_running_sums_give_the_statistics_of_its_values(values, goal):
         assert card.goal_se == pytest.approx((reached * (1 - reached) / n) ** 0.5)
 
 
+@pytest.mark.parametrize("change, field, problem", [
+    ({"hand": "ZZ " * 9}, "hand", "9 cards; a manille hand holds at most 8"),
+    ({"play": ["ZZ"] * 32}, "play", "the deal is over: nothing is left to play"),
+])
+def test_too_many_cards_of_a_view_are_refused_by_their_count_before_any_is_read(change, field, problem):
+    obj = played_deal("manille", 1)
+    view = {**view_of(obj, obj["play"][:5]), **change}
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == (field, problem)
+
+
 def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
     obj = played_deal("malilla", 1)
     view = view_of(obj, obj["play"][:6])

@@ -708,6 +708,19 @@ class TestMalformedPositions:
                 Position.from_json({**obj, **change})
             assert err.value.problem == problem
 
+    @pytest.mark.parametrize("change, field, problem", [
+        ({"hands": {"N": "ZZ " * 11, "E": "", "S": "", "W": ""}}, "hands.N", "11 cards; a malilla hand holds at most 10"),
+        ({"trick": ["ZZ"] * 10 ** 5}, "trick", "100000 cards; a trick in progress has at most 3"),
+        ({"history": [["ZZ"] * 5]}, "history[0]", "5 cards; a completed trick has 4"),
+        ({"history": [["ZZ"]] * 10}, "history", "10 tricks leave nothing to play"),
+    ])
+    def test_too_many_cards_are_refused_by_their_count_before_any_is_read(self, change, field, problem):
+        """Not cards at all: read one by one, the first would be refused as no card."""
+        obj = {**{k: v for k, v in played_deal("malilla", 1).items() if k != "play"}, **change}
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert (err.value.field, err.value.problem) == (field, problem)
+
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         text = json.dumps({**obj, "comment": "\U0001F0A1"})
