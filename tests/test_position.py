@@ -721,6 +721,13 @@ class TestMalformedPositions:
             Position.from_json(obj)
         assert (err.value.field, err.value.problem) == (field, problem)
 
+    def test_a_lenient_hand_may_not_hold_more_cards_than_the_deck(self):
+        obj = {**{k: v for k, v in played_deal("manille", 1).items() if k != "play"},
+               "hands": {"N": "ZZ " * 33, "E": "", "S": "", "W": ""}}
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj, strict=False)
+        assert (err.value.field, err.value.problem) == ("hands.N", "33 cards; the manille deck has 32")
+
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         text = json.dumps({**obj, "comment": "\U0001F0A1"})
