@@ -19,7 +19,7 @@ from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS
 from solver.position import Position, check_history_length, json_object
-from solver.profiles import PROFILES
+from solver.profiles import LONGEST_DEAL
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
@@ -32,8 +32,6 @@ __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict"
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET}
 OBJECTIVES = {"points": pb.OBJECTIVE_POINTS, "score": pb.OBJECTIVE_SCORE}
-LONGEST_DEAL = max(PROFILES.values(), key=lambda profile: profile.tricks)
-"""The game whose deals have the most tricks."""
 # by number: a field of an enum is the number sent, which may be one the proto does not define
 _MODE_NAMES: dict[int, str] = {**{v: k for k, v in MODES.items()}, pb.MODE_UNSPECIFIED: "all"}
 _OBJECTIVE_NAMES: dict[int, str] = {**{v: k for k, v in OBJECTIVES.items()}, pb.OBJECTIVE_UNSPECIFIED: "points"}

@@ -116,9 +116,9 @@ class View:
             except CardError as e:
                 raise PositionError(name, str(e)) from None
         hand_texts = _card_texts(obj.get("hand", ""), "hand")
-        if len(hand_texts) > profile.cards_per_hand:
-            raise PositionError("hand", f"{n_cards(len(hand_texts))}; a {profile.name} hand holds at most "
-                                f"{profile.cards_per_hand}")
+        if len(hand_texts) > 4 * profile.cards_per_hand:
+            raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "
+                                f"{4 * profile.cards_per_hand}")
         hand_cards = _cards_field(hand_texts, profile, "hand")
         play_texts = _card_texts(obj.get("play", []), "play")
         if len(play_texts) >= 4 * profile.cards_per_hand:

@@ -21,9 +21,9 @@ task retried after a worker died never writes a line twice.
 """
 from __future__ import annotations
 
-import collections
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -214,11 +214,10 @@ class BatchStats:
                 if par["names_trump"]:
                     self._win(game, "par", par["score"])
                     self.par[game]["/".join(par["best"])] += 1
-        elif (job == "solve" and line.get("run", {}).get("objective") == "points" and "value" in line
-              and _dealt_start(position)):
-            # the dealer sits before the leader: the other side
-            total = get_profile(game).total_points
-            self.points[game][position["trump"]][total - line["value"]] += 1
+        elif job == "solve" and line.get("run", {}).get("objective") == "points" and "value" in line:
+            start = _dealt_start(position)
+            if start is not None:   # the dealer sits before the leader: the other side
+                self.points[start.profile.name][start.trump][start.profile.total_points - line["value"]] += 1
 
     def _win(self, game: str, key: str, score: int) -> None:
         self.wins[game][key + "_deals"] += 1
@@ -250,14 +249,16 @@ class BatchStats:
         return json.dumps(self.to_json(), indent=1)
 
 
-def _dealt_start(position: dict[str, Any]) -> bool:
-    """Is `position` the start of a deal (no card played) with its `dealer`, the seat before the leader?"""
+def _dealt_start(position: dict[str, Any]) -> Position | None:
+    """`position` read, if it is the start of a deal (no card played) with its `dealer`, the seat
+    before the leader; else None."""
     try:
         start = Position.from_json(position)
-        return start.played_field is None and read_dealer(position.get("dealer"), start.leader,
-                                                           start.profile) is not None
+        dealt = start.played_field is None and read_dealer(position.get("dealer"), start.leader,
+                                                            start.profile) is not None
     except ValueError:
-        return False
+        return None
+    return start if dealt else None
 
 
 def _dist(counter: Counter) -> dict[str, Any]:
@@ -374,24 +375,39 @@ def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
 
 
 def _digest(item: Any) -> bytes:
-    """A short digest of an output line's `position` (the item, or its text when it is no JSON object)."""
+    """A short digest of an output line's `position`: the item, or its text (without its line
+    ending, which the input's last line may lack) when it is no JSON object."""
+    if isinstance(item, str):
+        item = item.rstrip("\r\n")
     return hashlib.blake2b(json.dumps(item, sort_keys=True).encode(), digest_size=16).digest()
 
 
-def _unanswered(source: TextIO, answered: dict[int, bytes], out_path: str | None) -> Iterator[tuple[int, str]]:
-    """The input's items that the output does not answer yet. An item it answers for another
-    position is refused: the input changed since, and going on would mix two inputs' answers."""
-    for i, line in _file_items(source):
-        if i not in answered:
-            yield i, line
-            continue
-        try:
-            item: Any = dict(json_object(line))
-        except ValueError:
-            item = line   # as `run_chunk` keeps it
-        if answered[i] != _digest(item):
-            raise ValueError(f"output: {out_path} answers another input (its item {i} is not this input's "
-                             f"item {i}): give the same input, or another file")
+def _unanswered(source: TextIO, answered: dict[int, bytes], out_path: str | None) -> Iterable[tuple[int, str]]:
+    """The input's items that the output does not answer yet. The input is read at once up to
+    the last item answered, keeping the items between: one answered for another position is
+    refused before any work, since the input changed and going on would mix two inputs' answers."""
+    items = _file_items(source)
+    last = max(answered, default=-1)
+    gaps = []
+    if last >= 0:
+        for i, line in items:
+            if i not in answered:
+                gaps.append((i, line))
+            elif answered[i] != _digest(_position_of(line)):
+                raise ValueError(f"output: {out_path} answers another input (item {i}, the input's non-blank "
+                                 f"line {i + 1}, is another position): give the same input, or another file")
+            if i == last:
+                break
+    return itertools.chain(gaps, items)
+
+
+def _position_of(line: str) -> Any:
+    """An input line as `run_chunk` keeps it in its output line's `position`: the object it
+    holds, or the line itself when it holds none (the line is then answered with its error)."""
+    try:
+        return dict(json_object(line))
+    except ValueError:
+        return line
 
 
 def run_batch(job: str, out_path: str | None, *, client: distributed.Client | None = None,
@@ -452,10 +468,6 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     else:
         from .cli import count_lines   # counted as the single-machine commands count input
         total = count_lines(source)
-        if total is not None and answered:   # a file: checked whole before any work (a pipe as it is read)
-            start = source.tell()
-            collections.deque(_unanswered(source, answered, out_path), maxlen=0)
-            source.seek(start)
         pending = _unanswered(source, answered, out_path)
     skipped = len(done) if total is None else len([i for i in done if i < total])
 

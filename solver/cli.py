@@ -232,7 +232,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from .puzzles import ATTEMPTS_PER_PUZZLE, Puzzle, check_options, generate_attempts, mine
     from .puzzles import pretty as pretty_puzzle
 
-    check_options(args.min_tricks, args.max_tricks, args.margin, count=args.count)
+    check_options(args.min_tricks, args.max_tricks, args.margin,
+                  None if args.source is not None else get_profile(args.game or "malilla"), args.count)
     _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.source is not None, "--from FILE")
     solver = Solver(args.memory, args.threads)
 

@@ -169,8 +169,8 @@ def _four(masks: list[int]) -> tuple[int, int, int, int]:
 
 
 def _card_texts(value: Any, name: str) -> list[str]:
-    """The card strings of a field (a space-separated string or a list of strings), not yet read:
-    a field with too many is refused by their count before any is read."""
+    """The card strings of a field (a space-separated string or a list of strings), not yet read,
+    so that a caller can refuse too many by their count before reading any."""
     if isinstance(value, str):
         return value.split()
     if isinstance(value, list) and all(isinstance(v, str) for v in value):

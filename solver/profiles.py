@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from .checks import check_whole
 from .quoting import quoted
 
-__all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "get_profile", "as_profile"]
+__all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "LONGEST_DEAL", "get_profile", "as_profile"]
 
 MAX_RANKS = 10
 """Ranks per suit the search core holds (a deck of at most 40 cards)."""
@@ -167,6 +167,8 @@ MANILLE = Profile(
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (MALILLA, MANILLE)}
+LONGEST_DEAL = max(PROFILES.values(), key=lambda profile: profile.tricks)
+"""The shipped game whose deals have the most tricks."""
 
 
 def as_profile(profile: Profile | str) -> Profile:

@@ -65,7 +65,7 @@ from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal
 from .position import Position
-from .profiles import PROFILES, Profile, as_profile
+from .profiles import LONGEST_DEAL, Profile, as_profile
 from .quoting import quoted
 from .solve import Solution, Solver, solver_given
 from .text import diagram, tricks_text
@@ -391,7 +391,7 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
         raise ValueError(f"min_tricks: {quoted(min_tricks)} is more than the most tricks asked for "
                          f"({quoted(max_tricks)})")
     if profile is None:
-        profile = max(PROFILES.values(), key=lambda p: p.cards_per_hand)
+        profile = LONGEST_DEAL
     if max_tricks > profile.cards_per_hand:
         raise ValueError(f"max_tricks: {quoted(max_tricks)} is more than the {profile.cards_per_hand} tricks "
                          f"of a {profile.name} deal")

@@ -164,10 +164,37 @@ def test_resume_refuses_an_output_of_another_input(cluster, tmp_path):
     before = out.read_bytes()
     other = grown.replace(items[1], items[5], 1)
     for source in (io.StringIO(other), _Pipe(other)):
-        with pytest.raises(ValueError, match=re.escape(f"output: {out} answers another input (its item 1 is "
-                                                       "not this input's item 1)")):
+        with pytest.raises(ValueError, match=re.escape(f"output: {out} answers another input (item 1, the "
+                                                       "input's non-blank line 2, is another position)")):
             run_batch("solve", str(out), client=client, source=source)
         assert out.read_bytes() == before
+
+
+def test_resume_from_a_pipe_checks_every_answered_item_before_any_work(cluster, tmp_path):
+    """Items answered out of order leave gaps: a changed item after a gap is found before the gap is filled."""
+    _, client = cluster
+    items = [json.dumps(generated_item("solve", "manille", 4, i)) for i in range(8)]
+    out = tmp_path / "out.jsonl"
+    run_batch("solve", str(out), client=client, source=io.StringIO("\n".join(items) + "\n"))
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(line for line in lines if json.loads(line)["index"] not in (2, 3)))
+    before = out.read_bytes()
+    changed = items[:6] + [items[0]] + items[7:]
+    with pytest.raises(ValueError, match=r"\(item 6, the input's non-blank line 7, is another position\)"):
+        run_batch("solve", str(out), client=client, source=_Pipe("\n".join(changed) + "\n"))
+    assert out.read_bytes() == before   # items 2 and 3 were not answered from the changed input
+    assert run_batch("solve", str(out), client=client, source=_Pipe("\n".join(items) + "\n")) == \
+        {"done": 2, "skipped": 6, "total": 8}
+
+
+def test_a_last_line_without_its_newline_is_the_same_item_once_the_input_grows(cluster, tmp_path):
+    _, client = cluster
+    item = json.dumps(generated_item("solve", "manille", 4, 0))
+    out = tmp_path / "out.jsonl"
+    assert run_batch("solve", str(out), client=client, source=io.StringIO(f"{item}\nnot json"))["done"] == 2
+    grown = f"{item}\nnot json\n{item}\n"
+    assert run_batch("solve", str(out), client=client, source=io.StringIO(grown)) == \
+        {"done": 1, "skipped": 2, "total": 3}
 
 
 def test_a_killed_worker_loses_and_duplicates_nothing(cluster, tmp_path):
@@ -356,7 +383,7 @@ def test_batch_needs_one_source(capsys):
      r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),
     ("puzzles", {"deals": 2, "options": {"max_tricks": 11}},
      "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
-    ("puzzles", {"source": io.StringIO(""), "options": {"max_tricks": 11}},
+    ("puzzles", {"source": io.StringIO(""), "game": None, "options": {"max_tricks": 11}},
      "max_tricks: 11 is more than the 10 tricks of a malilla deal"),
     ("solve", {"deals": 2, "workers": 10 ** 6}, r"workers: 1000000 is more than \d+, 4 per core of this machine"),
     ("solve", {"deals": 2, "workers": 2, "address": "tcp://127.0.0.1:1"}, "workers: no effect with a cluster"),
@@ -365,7 +392,7 @@ def test_batch_needs_one_source(capsys):
 ])
 def test_bad_options_are_refused_before_a_cluster_starts(job, options, message, no_work):
     with pytest.raises(ValueError, match=message):
-        run_batch(job, None, game="malilla", **options)
+        run_batch(job, None, **{"game": "malilla", **options})
 
 
 def test_generated_deals_need_a_game():

@@ -372,6 +372,9 @@ def test_cli_from_refuses_more_tricks_than_any_deal_has(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.splitlines()[-1] == ("malilla-dd puzzles: error: --max-tricks: 11 is more than the 10 "
                                            "tricks of a malilla deal")
+    out = run_cli("--game", "manille", "--max-tricks", "9")   # random deals: of the game asked for
+    assert out.returncode == 2
+    assert out.stderr.splitlines()[-1].endswith("--max-tricks: 9 is more than the 8 tricks of a manille deal")
 
 
 def test_cli_from_answers_a_bad_deal_and_goes_on(tmp_path):
