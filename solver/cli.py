@@ -512,8 +512,18 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     read_stdin_as_utf8()
-    args = build_parser().parse_args(argv)
+    top = build_parser()
+    args, extra = top.parse_known_args(argv)
     parser: argparse.ArgumentParser = args.command_parser
+    if args.command == "batch" and args.input is None and len(extra) == 1 and (extra[0] == "-" or
+                                                                               not extra[0].startswith("-")):
+        # argparse reads `batch JOB [input]` as one run of positionals: an input after an option is left over
+        try:
+            args.input = INPUT(extra.pop())
+        except argparse.ArgumentTypeError as e:
+            parser.error(f"argument input: {e}")
+    if extra:
+        top.error(f"unrecognized arguments: {' '.join(extra)}")
     if sys.stdout is None:   # closed by the caller (`>&-`): nowhere to answer
         print(f"{parser.prog}: standard output is closed", file=sys.stderr)
         return 1

@@ -109,6 +109,22 @@ def test_a_line_that_is_not_utf8_is_answered_at_its_index(cluster, tmp_path):
     assert [json.dumps(line["position"]) for line in lines[:40] + lines[41:]] == items
 
 
+def test_the_input_file_may_follow_the_options(cluster, tmp_path, capsys):
+    lc, _ = cluster
+    path, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    items = [json.dumps(generated_item("solve", "manille", 6, i)) for i in range(3)]
+    path.write_text("\n".join(items) + "\n")
+    assert main(["batch", "solve", "--mode", "best", "--address", lc.scheduler_address, "-o", str(out),
+                 str(path)]) == 0
+    assert sorted(json.dumps(line["position"]) for line in read_lines(out)) == sorted(items)
+    for argv, message in ((["--mode", "best", str(path), str(path)], "malilla-dd: error: unrecognized arguments: "),
+                          (["--mode", "best", str(tmp_path / "none")], "malilla-dd batch: error: argument input: "
+                                                                       "can't open")):
+        with pytest.raises(SystemExit) as info:
+            main(["batch", "solve", *argv])
+        assert info.value.code == 2 and capsys.readouterr().err.splitlines()[-1].startswith(message)
+
+
 def test_options_and_errors_in_a_chunk():
     position = generated_item("solve", "manille", 1, 0)
     out = run_chunk("solve", [(0, json.dumps(position)), (1, "{not json"), (2, position)],
