@@ -19,6 +19,7 @@ the stream. A refused call raises `RemoteError`
 from __future__ import annotations
 
 import queue
+import ssl
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +42,7 @@ from . import convert
 from ._proto import pb, pb_grpc
 from .config import check_token
 
-__all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations"]
+__all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations", "holds_certificates"]
 
 PositionLike = Position | dict[str, Any] | str
 PlayedDealLike = PlayedDeal | dict[str, Any] | str
@@ -263,6 +264,16 @@ class Client:
         return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
 
 
+def holds_certificates(pem: bytes) -> bool:
+    """Does `pem` hold at least one PEM certificate?"""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cadata=pem.decode("ascii"))
+    except (ValueError, ssl.SSLError):   # not ASCII, empty, or no certificate in it
+        return False
+    return context.cert_store_stats()["x509"] > 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m server.client solve|legal|analyze|table|health`: JSON lines on stdin (positions,
     played deals, full deals), answers as JSON lines (the formats of `malilla-dd solve`, `legal`,
@@ -302,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(flag_named(parser, str(e)))
     roots = args.ca.read() if args.ca else None
+    if roots is not None and not holds_certificates(roots):   # gRPC would only fail to connect
+        parser.error(f"--ca: {args.ca.name} holds no PEM certificate")
     try:
         with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
             if args.command == "health":

@@ -690,6 +690,8 @@ class TestClientCommand:
         (["--mode", "target"], "give --target exactly with --mode target"),
         (["--target", "3"], "give --target exactly with --mode target"),
         (["--ca", "missing.pem"], "argument --ca: can't open 'missing.pem'"),
+        (["--ca", "README.md"], "--ca: README.md holds no PEM certificate"),
+        (["--ca", "/dev/null"], "--ca: /dev/null holds no PEM certificate"),
         (["--token", "line\nbreak"], "--token: must be printable ASCII without spaces, and not empty"),
         (["--lenient"], "--lenient: no effect with solve"),
     ])

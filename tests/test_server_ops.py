@@ -26,7 +26,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from conftest import PROJECT, helpers_running, played_deal
 from server import convert
 from server._proto import SERVICE_NAME, pb
-from server.client import Client, InvalidRequest, RemoteError
+from server.client import Client, InvalidRequest, RemoteError, holds_certificates
 from server.config import Config, add_arguments, config_from_args
 from server.main import OPEN_STREAMS, start
 from server.service import ANSWER_MARGIN
@@ -671,6 +671,17 @@ class TestTLS:
                 with pytest.raises(RemoteError) as info:
                     wrong_ca.solve(easy_position())
                 assert info.value.code is grpc.StatusCode.UNAVAILABLE
+
+    def test_the_client_command_takes_a_pem_ca_and_refuses_other_files(self, tmp_path):
+        cert, key, pem = self_signed(tmp_path)
+        assert holds_certificates(pem)
+        key_pem = open(key, "rb").read()   # a PEM file, but of a key
+        assert not any(holds_certificates(data) for data in (b"", b"hello", key_pem, b"\xff" + pem))
+        with running_server(tls_cert=cert, tls_key=key) as server:
+            proc = subprocess.run([sys.executable, "-m", "server.client", "health", "--address",
+                                   f"localhost:{server.port}", "--ca", cert], capture_output=True, text=True,
+                                  timeout=60, cwd=PROJECT)
+            assert (proc.returncode, proc.stdout) == (0, "SERVING\n"), proc.stderr
 
     def test_cert_without_key_is_refused(self, tmp_path):
         with pytest.raises(ValueError, match="both"):
