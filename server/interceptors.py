@@ -64,7 +64,9 @@ class AccessLog(grpc.ServerInterceptor):
     """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
     one at its start (DEBUG). A call that ends under its handler is logged as its client
     sees it: DEADLINE_EXCEEDED past its deadline, UNAVAILABLE once `past_grace()` (the
-    server's stop has cut it), else CANCELLED."""
+    server's stop has cut it), else CANCELLED. The one exception: a stream that gRPC ends
+    for a message over the size limit is RESOURCE_EXHAUSTED to its client, but its handler
+    only sees the stream fail, so it is logged as CANCELLED."""
 
     def __init__(self, past_grace: Callable[[], bool]) -> None:
         self._made = _Made()
