@@ -204,7 +204,7 @@ class BatchStats:
             self.errors += 1
             return
         position = line.get("position") or {}
-        game = position.get("game", "?")
+        game = str(position.get("game", "?")).lower()   # answered, so a game's name in some case
         if job == "table":
             for par in line.get("par", []):
                 for choice in par["choices"]:

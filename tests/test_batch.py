@@ -368,6 +368,15 @@ def test_points_statistics_take_deal_starts_with_their_dealer_only():
     assert stats.points == {"malilla": {start["trump"]: {70 - 30: 1}}}   # the start with its dealer alone
 
 
+def test_statistics_file_a_game_under_its_name_in_any_case():
+    start = {**generated_item("table", "manille", 1, 0), "game": "MANILLE"}
+    stats = BatchStats()
+    for job in ("table", "solve"):
+        (_, text), = run_chunk(job, [(0, json.dumps(start))], {"mode": "best"} if job == "solve" else {})
+        stats.add(job, json.loads(text))
+    assert set(stats.scores) == set(stats.wins) == set(stats.points) == {"manille"}
+
+
 @pytest.mark.parametrize("argv, message", [
     (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
     (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),

@@ -675,6 +675,8 @@ class TestTLS:
     def test_the_client_command_takes_a_pem_ca_and_refuses_other_files(self, tmp_path):
         cert, key, pem = self_signed(tmp_path)
         assert holds_certificates(pem)
+        assert holds_certificates("# Zertifikat für localhost\n".encode() + pem.replace(b"\n", b"\r\n"))
+        assert holds_certificates(pem.replace(b"BEGIN CERTIFICATE", b"BEGIN TRUSTED CERTIFICATE"))
         key_pem = open(key, "rb").read()   # a PEM file, but of a key
         assert not any(holds_certificates(data) for data in (b"", b"hello", key_pem, b"\xff" + pem))
         with running_server(tls_cert=cert, tls_key=key) as server:
