@@ -116,12 +116,12 @@ class View:
             except CardError as e:
                 raise PositionError(name, str(e)) from None
         hand_texts = _card_texts(obj.get("hand", ""), "hand")
-        if len(hand_texts) > 4 * profile.cards_per_hand:
+        if len(hand_texts) > profile.deck_size:
             raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "
-                                f"{4 * profile.cards_per_hand}")
+                                f"{profile.deck_size}")
         hand_cards = _cards_field(hand_texts, profile, "hand")
         play_texts = _card_texts(obj.get("play", []), "play")
-        if len(play_texts) >= 4 * profile.cards_per_hand:
+        if len(play_texts) >= profile.deck_size:
             raise PositionError("play", "the deal is over: nothing is left to play")
         play = _cards_field(play_texts, profile, "play", indexed=True)
         seen: dict[int, str] = {}

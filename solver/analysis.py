@@ -116,7 +116,7 @@ class PlayedDeal:
             items = raw
         else:
             raise PositionError("play", "expected a list of card strings or a space-separated string")
-        limit = 4 * profile.cards_per_hand
+        limit = profile.deck_size
         if len(items) > limit:
             raise PositionError("play", f"{n_cards(len(items))}; a {profile.name} deal has {limit}")
         play: list[str] = []
@@ -442,7 +442,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
     score = score_deal(profile, points, tricks, start.trump, deal.pending_doubling) if complete else None
     notes: list[str] = []
     if not complete:
-        notes.append(f"partial deal: {len(cards)} of {4 * profile.cards_per_hand} cards played; "
+        notes.append(f"partial deal: {len(cards)} of {profile.deck_size} cards played; "
                      "'projected' completes it with perfect play")
     if score is not None and score.capot and score.winner is not None and profile.slam_wins_match:
         notes.append(f"{SIDE_NAMES[score.winner]} took every trick: in {profile.name} that wins the match at once")

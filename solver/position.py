@@ -315,9 +315,9 @@ class Position:
             if strict and len(texts) > profile.cards_per_hand:
                 raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
-            if len(texts) > 4 * profile.cards_per_hand:
+            if len(texts) > profile.deck_size:
                 raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; the {profile.name} deck has "
-                                    f"{4 * profile.cards_per_hand}")
+                                    f"{profile.deck_size}")
             hands.append(_cards_field(texts, profile, f"hands.{seat}"))
         return hands
 

@@ -95,6 +95,11 @@ class Profile:
         return self.cards_per_hand
 
     @property
+    def deck_size(self) -> int:
+        """Cards in the deck, dealt out to four hands."""
+        return 4 * self.cards_per_hand
+
+    @property
     def total_points(self) -> int:
         """Points shared out in one deal (cards plus trick bonuses)."""
         return self.deck_points + self.tricks * self.trick_bonus
