@@ -410,6 +410,31 @@ def _position_of(line: str) -> Any:
         return line
 
 
+def _check_run(job: str, source: TextIO | None, game: str | None, deals: int | None, chunk: int,
+               workers: int | None, *, cluster_given: bool, out_path: str | None) -> None:
+    """Refuse a batch run's arguments that no item could be run with, naming the argument."""
+    if job not in JOBS:
+        raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
+    if source is None and deals is None:
+        raise ValueError("give an input file, or --deals N (with --game and --seed)")
+    if source is not None and deals is not None:
+        raise ValueError("give an input file or --deals N, not both")
+    if deals is not None and game is None:
+        raise ValueError("game: missing: the game of the generated deals")
+    if deals is not None:
+        check_whole("deals", deals, 1)
+    check_whole("chunk", chunk, 1)
+    if workers is not None:
+        check_whole("workers", workers, 1)
+        if cluster_given:
+            raise ValueError("workers: no effect with a cluster of its own (an address or a client)")
+        if workers > MAX_WORKERS:
+            raise ValueError(f"workers: {workers} is more than {MAX_WORKERS}, {WORKERS_PER_CORE} per core of this "
+                             "machine (each worker is a process with its own table)")
+    if out_path is not None and os.path.exists(out_path) and not os.path.isfile(out_path):
+        raise ValueError(f"output: {out_path} is not a regular file (a batch run reads it to go on from it)")
+
+
 def run_batch(job: str, out_path: str | None, *, client: distributed.Client | None = None,
               address: str | None = None, workers: int | None = None, source: TextIO | None = None,
               game: str | None = None,
@@ -425,26 +450,8 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     """
     from distributed import Client, as_completed
 
-    if job not in JOBS:
-        raise ValueError(f"job: {quoted(job)} is not one of {', '.join(JOBS)}")
-    if source is None and deals is None:
-        raise ValueError("give an input file, or --deals N (with --game and --seed)")
-    if source is not None and deals is not None:
-        raise ValueError("give an input file or --deals N, not both")
-    if deals is not None and game is None:
-        raise ValueError("game: missing: the game of the generated deals")
-    if deals is not None:
-        check_whole("deals", deals, 1)
-    check_whole("chunk", chunk, 1)
-    if workers is not None:
-        check_whole("workers", workers, 1)
-        if client is not None or address is not None:
-            raise ValueError("workers: no effect with a cluster of its own (an address or a client)")
-        if workers > MAX_WORKERS:
-            raise ValueError(f"workers: {workers} is more than {MAX_WORKERS}, {WORKERS_PER_CORE} per core of this "
-                             "machine (each worker is a process with its own table)")
-    if out_path is not None and os.path.exists(out_path) and not os.path.isfile(out_path):
-        raise ValueError(f"output: {out_path} is not a regular file (a batch run reads it to go on from it)")
+    _check_run(job, source, game, deals, chunk, workers, cluster_given=client is not None or address is not None,
+               out_path=out_path)
     options = dict(options or {})
     if job == "puzzles":
         from .puzzles import check_options
