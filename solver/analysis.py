@@ -450,28 +450,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
         winner = 0 if dd_points[0] > dd_points[1] else 1
         notes.append(f"with perfect play {SIDE_NAMES[winner]} take every trick, which wins the match at once")
 
-    bonus = None
-    if profile.dealer_bonus:
-        if deal.shown is None:
-            notes.append("the dealer's bonus is left out: give the dealer's shown card as 'shown' to count it")
-        else:
-            card = parse_card(deal.shown, profile)
-            bonus = {"card": deal.shown, "side": SIDE_NAMES[deal.dealer % 2], "points": card_points(card, profile),
-                     "rule": f"credited at once unless it brings the dealer's side to {profile.match_target} "
-                             "or more; then it waits for the deal and is dropped if either side reached "
-                             f"{profile.match_target} by it"}
-
-    penalty = None
-    if illegal is not None:
-        side = SEATS.index(illegal.seat) % 2
-        if profile.illegal_play_loses_match:
-            penalty = {"side": SIDE_NAMES[side], "winner": SIDE_NAMES[1 - side],
-                       "text": f"{illegal.seat} played {illegal.card} illegally: under the strict {profile.name} "
-                               f"profile a confirmed illegal play loses the match, so {SIDE_NAMES[1 - side]} "
-                               "win it"}
-        else:
-            notes.append(f"{illegal.seat} played {illegal.card} illegally; {profile.name} has no match penalty "
-                         "for it, the analysis stops there")
+    bonus = _dealer_bonus(deal, notes)
+    penalty = _penalty(profile, illegal, notes)
 
     result = DealResult(
         complete=complete, points=points, tricks=tricks, dd_points=dd_points, dd_score=dd_score,
@@ -480,6 +460,36 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = Non
         pending_doubling=deal.pending_doubling, notes=tuple(notes), penalty=penalty)
     return Analysis(deal, tuple(cards), _tricks(deal, cards, illegal), _seats(cards), result, illegal, nodes,
                     time.perf_counter() - began)
+
+
+def _dealer_bonus(deal: PlayedDeal, notes: list[str]) -> dict[str, Any] | None:
+    """The dealer's bonus of a game that has one, from the dealer's shown card (a note when not given)."""
+    profile = deal.start.profile
+    if not profile.dealer_bonus:
+        return None
+    if deal.shown is None:
+        notes.append("the dealer's bonus is left out: give the dealer's shown card as 'shown' to count it")
+        return None
+    card = parse_card(deal.shown, profile)
+    return {"card": deal.shown, "side": SIDE_NAMES[deal.dealer % 2], "points": card_points(card, profile),
+            "rule": f"credited at once unless it brings the dealer's side to {profile.match_target} "
+                    "or more; then it waits for the deal and is dropped if either side reached "
+                    f"{profile.match_target} by it"}
+
+
+def _penalty(profile: Profile, illegal: IllegalCard | None, notes: list[str]) -> dict[str, Any] | None:
+    """The match penalty of an illegal card, where the game has one (a note where it has none)."""
+    if illegal is None:
+        return None
+    side = SEATS.index(illegal.seat) % 2
+    if not profile.illegal_play_loses_match:
+        notes.append(f"{illegal.seat} played {illegal.card} illegally; {profile.name} has no match penalty "
+                     "for it, the analysis stops there")
+        return None
+    return {"side": SIDE_NAMES[side], "winner": SIDE_NAMES[1 - side],
+            "text": f"{illegal.seat} played {illegal.card} illegally: under the strict {profile.name} "
+                    f"profile a confirmed illegal play loses the match, so {SIDE_NAMES[1 - side]} "
+                    "win it"}
 
 
 def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
