@@ -363,11 +363,8 @@ def _add_threads(parser: argparse.ArgumentParser) -> None:
                         help="threads one search uses, once it is long enough to gain from them (default 1)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_legal(sub: Any) -> None:
+    """The subcommand `legal`: the legal cards of positions."""
     legal = sub.add_parser("legal", help="legal cards of each position (JSON lines)")
     legal.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="positions as JSON lines (default: stdin)")
@@ -375,6 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="do not check hand sizes against each other (abstract positions)")
     legal.set_defaults(func=cmd_legal)
 
+
+def _add_solve(sub: Any) -> None:
+    """The subcommand `solve`: double-dummy values of positions."""
     solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
     solve.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="positions as JSON lines (default: stdin)")
@@ -390,11 +390,17 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--pretty", action="store_true", help="a readable table per position")
     solve.set_defaults(func=cmd_solve)
 
+
+def _add_demo(sub: Any) -> None:
+    """The subcommand `demo`: the embedded deals solved."""
     demo = sub.add_parser("demo", help="solve an embedded deal of each game and print the tables")
     _add_memory(demo)
     _add_threads(demo)
     demo.set_defaults(func=cmd_demo)
 
+
+def _add_analyze(sub: Any) -> None:
+    """The subcommand `analyze`: played deals card by card."""
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
     analyze.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
@@ -410,6 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--seed", type=int, help="the seed of the single-dummy sampling (default 0)")
     analyze.set_defaults(func=cmd_analyze)
 
+
+def _add_table(sub: Any) -> None:
+    """The subcommand `table`: every trump and leader, and par."""
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
     table.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
@@ -419,6 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--timeout", type=float, help="seconds allowed per search")
     table.set_defaults(func=cmd_table)
 
+
+def _add_puzzles(sub: Any) -> None:
+    """The subcommand `puzzles`: generated or mined puzzles."""
     puzzles = sub.add_parser("puzzles", help="positions with one winning line, rated and tagged (JSON lines)")
     puzzles.add_argument("--game", choices=sorted(PROFILES), help="game of the random deals (default malilla)")
     puzzles.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
@@ -434,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_threads(puzzles)
     puzzles.set_defaults(func=cmd_puzzles)
 
+
+def _add_batch(sub: Any) -> None:
+    """The subcommand `batch`: a job over many deals on a cluster."""
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
     batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
     batch.add_argument("input", nargs="?", type=INPUT,
@@ -460,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--stats-file", metavar="FILE", help="write aggregate statistics as JSON")
     batch.set_defaults(func=cmd_batch)
 
+
+def _add_advise(sub: Any) -> None:
+    """The subcommand `advise`: single-dummy advice."""
     advise = sub.add_parser("advise", help="single-dummy advice: the best card from one seat's view (JSON lines)")
     advise.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                         help="views: game, trump, seat, hand, leader (the first leader), play; optional "
@@ -473,6 +491,21 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--progress", action="store_true",
                         help="show the progress bar even when stderr is not a terminal")
     advise.set_defaults(func=cmd_advise)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `malilla-dd` and its subcommands."""
+    parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_legal(sub)
+    _add_solve(sub)
+    _add_demo(sub)
+    _add_analyze(sub)
+    _add_table(sub)
+    _add_puzzles(sub)
+    _add_batch(sub)
+    _add_advise(sub)
 
     from server.config import add_arguments as add_serve_arguments
 
