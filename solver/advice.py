@@ -77,6 +77,23 @@ class AdviceError(ValueError):
 VIEW_KEYS = frozenset({"game", "trump", "seat", "hand", "leader", "play", "dealer", "shown"})
 
 
+def _replay_tricks(play: list[int], leader: int, profile: Profile, tindex: int
+                   ) -> tuple[list[int], list[tuple[int, ...]], list[int], int]:
+    """Each card's player, the completed tricks, the trick in progress and its leader, after `play`
+    from the first lead of `leader`."""
+    players: list[int] = []
+    history: list[tuple[int, ...]] = []
+    trick: list[int] = []
+    for c in play:
+        players.append(profile.seat_after(leader, len(trick)))
+        trick.append(c)
+        if len(trick) == 4:
+            leader = profile.seat_after(leader, _core.trick_winner(tuple(trick), tindex))
+            history.append(tuple(trick))
+            trick = []
+    return players, history, trick, leader
+
+
 @dataclass(frozen=True)
 class View:
     """One seat's knowledge, read and checked, with the inferences drawn from the play."""
@@ -131,19 +148,7 @@ class View:
                     raise PositionError(f"{name}[{i}]" if name == "play" else name,
                                         f"{card_name(c, profile)} appears twice (also in {seen[c]})")
                 seen[c] = name
-        tindex = trump_index(trump)
-        players: list[int] = []
-        history: list[tuple[int, ...]] = []
-        trick: list[int] = []
-        leader = seats["leader"]
-        for c in play:
-            players.append(profile.seat_after(leader, len(trick)))
-            trick.append(c)
-            if len(trick) == 4:
-                w = _core.trick_winner(tuple(trick), tindex)
-                leader = profile.seat_after(leader, w)
-                history.append(tuple(trick))
-                trick = []
+        players, history, trick, leader = _replay_tricks(play, seats["leader"], profile, trump_index(trump))
         seat = seats["seat"]
         if profile.seat_after(leader, len(trick)) != seat:
             raise PositionError("seat", f"{SEATS[seat]} is not to move: after the play it is "
