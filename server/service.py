@@ -31,93 +31,26 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any
 
 import grpc
 
-from solver.advice import Advice, View, advice_steps
-from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.checks import check_whole
-from solver.position import Position, PositionError
-from solver.profiles import PROFILES, get_profile
-from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate_attempts
-from solver.quoting import quoted
+from solver.position import Position
 from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory, check_threads
-from solver.table import DDTable, read_table_input, table_of
 
 from . import convert
 from ._proto import pb, pb_grpc
 from .errors import BadRequest
 from .interceptors import Undecodable
+from .tasks import (AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask, echoed_id, library_error,
+                    read_advise_request, read_analyze_request, read_puzzles_request, read_solve_request,
+                    read_table_request)
 
 __all__ = ["DoubleDummyService"]
 
 log = logging.getLogger("malilla_dd.server")
-
-_OPTION_FIELDS = ("mode", "objective", "target")
-
-
-def _library_error(e: ValueError, prefix: str = "position") -> BadRequest:
-    """A ValueError of the library as field violations in request terms (`prefix`: the request
-    field that holds the position or deal)."""
-    if isinstance(e, PositionError):
-        return BadRequest([(convert.field_path(e.field, prefix), e.problem)])
-    name, sep, problem = str(e).partition(": ")
-    if sep and name in _OPTION_FIELDS:
-        return BadRequest([(name, problem)])
-    return BadRequest([("", str(e))])
-
-
-class _Searcher(Protocol):
-    """What a job's library call uses of a solver: a `Solver`, or what stands in for the worker's
-    (`_Budget`, and `_Steps`, which hands each search to the `_Budget` of the step in progress)."""
-
-    def solve(self, position: Position, mode: str = "all", objective: str = "points",
-              target: int | None = None, timeout: float | None = None) -> Solution: ...
-
-
-def _as_solver(solver: _Searcher) -> Solver:
-    """`solver` for the library, which annotates a `Solver` but uses only its `solve`."""
-    return cast(Solver, solver)
-
-
-@dataclass
-class _Task:
-    """One checked solve request."""
-
-    position: Position
-    mode: str
-    objective: str
-    target: int | None
-    field: str = "position"
-
-    def run(self, solver: _Searcher) -> Solution:
-        return solver.solve(self.position, self.mode, self.objective, self.target)
-
-
-@dataclass
-class _AnalyzeTask:
-    """One checked AnalyzePlay request."""
-
-    deal: PlayedDeal
-    field: str = "deal"
-
-    def run(self, solver: _Searcher) -> Analysis:
-        return analyze(self.deal, _as_solver(solver))
-
-
-@dataclass
-class _TableTask:
-    """One checked Table request: the table input JSON, read and checked by the library already."""
-
-    deal: dict[str, Any]
-    field: str = "deal"
-
-    def run(self, solver: _Searcher) -> DDTable:
-        return table_of(self.deal, _as_solver(solver))
-
 
 STEP_SECONDS = 0.005
 """A streaming call's step ends with its first item, or once it has worked this long."""
@@ -134,55 +67,6 @@ def _paced(items: Iterator[Any]) -> Iterator[Any]:
         step = time.monotonic()
 
 
-@dataclass
-class _PuzzleTask:
-    """One checked GeneratePuzzles request."""
-
-    game: str
-    count: int
-    seed: int
-    min_tricks: int
-    max_tricks: int
-    margin: int
-    max_attempts: int
-    progress_every: int
-    field: str = ""
-
-    def items(self, solver: _Searcher) -> Iterator[tuple | None]:
-        """("puzzle", puzzle) and ("progress", attempts, found) items, and None after an
-        attempt that gives neither."""
-        said = attempts = found = 0
-        for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
-                                                         self.min_tricks, self.max_tricks, self.margin,
-                                                         _as_solver(solver), self.max_attempts):
-            if puzzle is not None:
-                yield "puzzle", puzzle
-            if attempts % self.progress_every == 0 or puzzle is not None:
-                said = attempts
-                yield "progress", attempts, found
-            else:
-                yield None
-        if said != attempts:
-            yield "progress", attempts, found
-
-
-@dataclass
-class _AdviseTask:
-    """One checked Advise request."""
-
-    view: View
-    samples: int
-    seed: int
-    goal: int | None
-    every: int
-    field: str = "view"
-
-    def items(self, solver: _Searcher) -> Iterator[Advice | None]:
-        """The partial advice every `every` samples, then the final one; None after a drawn
-        layout that gives neither."""
-        return advice_steps(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
-
-
 _END = object()
 
 
@@ -193,7 +77,7 @@ class _Steps:
     window is full). It is the solver the library's generator sees, and hands each search to
     the worker of the step in progress."""
 
-    def __init__(self, task: _PuzzleTask | _AdviseTask) -> None:
+    def __init__(self, task: PuzzleTask | AdviseTask) -> None:
         self.field = task.field
         self._task = task
         self._items: Iterator[Any] | None = None
@@ -208,134 +92,6 @@ class _Steps:
 
     def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver
         return getattr(self._budget, name)
-
-
-MAX_ADVICE_SAMPLES = 10000
-
-
-def read_advise_request(request: pb.AdviseRequest) -> _AdviseTask:
-    """Read the view and check the options; raises `BadRequest` naming every bad field."""
-    violations: list[tuple[str, str]] = []
-    view = None
-    if not request.HasField("view"):
-        violations.append(("view", "missing"))
-    else:
-        try:
-            view = View.from_json(convert.view_dict(request.view))
-        except ValueError as e:
-            field = convert.field_path(e.field, "view") if isinstance(e, PositionError) else "view"
-            violations.append((field, getattr(e, "problem", str(e))))
-    if not 1 <= request.samples <= MAX_ADVICE_SAMPLES:
-        violations.append(("samples", f"{request.samples} is not between 1 and {MAX_ADVICE_SAMPLES}"))
-    every = request.progress_every if request.HasField("progress_every") else 10
-    if every < 1:
-        violations.append(("progress_every", f"{every} must be at least 1"))
-    if request.HasField("goal") and request.goal < 0:
-        violations.append(("goal", f"{request.goal} must be at least 0"))
-    if violations:
-        raise BadRequest(violations)
-    assert view is not None   # read, or "view" is among the violations
-    return _AdviseTask(view, request.samples, request.seed, request.goal if request.HasField("goal") else None,
-                       every)
-
-
-MAX_PUZZLES = 1000
-
-
-def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> _PuzzleTask:
-    """Check the options; raises `BadRequest` naming every bad field."""
-    violations: list[tuple[str, str]] = []
-    game = request.game.lower()   # as every game field, in any case
-    if game not in PROFILES:
-        violations.append(("game", f"{quoted(request.game)} is not a game ({' or '.join(sorted(PROFILES))})"))
-    if not 1 <= request.count <= MAX_PUZZLES:
-        violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
-    low = request.min_tricks if request.HasField("min_tricks") else 3
-    high = request.max_tricks if request.HasField("max_tricks") else 7
-    if game in PROFILES:
-        tricks = PROFILES[game].cards_per_hand
-        if not 1 <= low <= tricks:
-            violations.append(("min_tricks", f"{low} is not between 1 and {tricks}"))
-        if not low <= high <= tricks:
-            violations.append(("max_tricks", f"{high} is not between min_tricks ({low}) and {tricks}"))
-    margin = request.margin if request.HasField("margin") else 3
-    if margin < 1:
-        violations.append(("margin", f"{margin} must be at least 1"))
-    attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
-    if attempts < 1:
-        violations.append(("max_attempts", f"{attempts} must be at least 1"))
-    every = request.progress_every if request.HasField("progress_every") else 100
-    if every < 1:
-        violations.append(("progress_every", f"{every} must be at least 1"))
-    if violations:
-        raise BadRequest(violations)
-    return _PuzzleTask(game, request.count, request.seed, low, high, margin, attempts, every)
-
-
-MAX_ID = 1024
-"""The longest `SolveRequest.id` in characters: the answer echoes it, and must stay within the
-message size limit."""
-
-
-def echoed_id(request: pb.SolveRequest) -> str:
-    """The id an answer to `request` carries: its own, or "" when it is too long to echo."""
-    return request.id if len(request.id) <= MAX_ID else ""
-
-
-def read_solve_request(request: pb.SolveRequest) -> _Task:
-    """Check the options and read the position; raises `BadRequest` naming every bad field."""
-    violations: list[tuple[str, str]] = []
-    if len(request.id) > MAX_ID:
-        violations.append(("id", f"{len(request.id)} characters, more than {MAX_ID}"))
-    mode = objective = None
-    try:
-        mode = convert.mode_name(request.mode)
-    except ValueError as e:
-        violations.append(("mode", str(e)))
-    try:
-        objective = convert.objective_name(request.objective)
-    except ValueError as e:
-        violations.append(("objective", str(e)))
-    target = request.target if request.HasField("target") else None
-    if mode == "target" and target is None:
-        violations.append(("target", "MODE_TARGET needs a target"))
-    elif mode is not None and mode != "target" and target is not None:
-        violations.append(("target", "a target goes with MODE_TARGET only"))
-    position = None
-    if not request.HasField("position"):
-        violations.append(("position", "missing"))
-    else:
-        try:
-            position = Position.from_json(convert.position_dict(request.position))
-        except PositionError as e:
-            violations.append((convert.field_path(e.field), e.problem))
-    if violations:
-        raise BadRequest(violations)
-    # each was read, or its field is among the violations
-    assert position is not None and mode is not None and objective is not None
-    return _Task(position, mode, objective, target)
-
-
-def read_analyze_request(request: pb.AnalyzePlayRequest) -> _AnalyzeTask:
-    """Read the played deal; raises `BadRequest` naming the bad field (``deal.play[3]``)."""
-    if not request.HasField("deal"):
-        raise BadRequest([("deal", "missing")])
-    try:
-        return _AnalyzeTask(PlayedDeal.from_json(convert.played_deal_dict(request.deal)))
-    except PositionError as e:
-        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
-
-
-def read_table_request(request: pb.TableRequest) -> _TableTask:
-    """Check the deal as `solver.table.read_table_input` does; raises `BadRequest` naming the bad field."""
-    if not request.HasField("deal"):
-        raise BadRequest([("deal", "missing")])
-    deal = convert.deal_dict(request.deal)
-    try:
-        read_table_input(deal)
-    except PositionError as e:
-        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
-    return _TableTask(deal)
 
 
 NO_DEADLINE = 1e6
@@ -392,7 +148,7 @@ class _Job:
     """A task (a solve, an analysis, a table) on its way through the pool; `cancel()` may come
     from any thread at any time."""
 
-    def __init__(self, task: _Task | _AnalyzeTask | _TableTask | _Steps, context: grpc.ServicerContext) -> None:
+    def __init__(self, task: SolveTask | AnalyzeTask | TableTask | _Steps, context: grpc.ServicerContext) -> None:
         self.task = task
         self.context = context
         self.lock = threading.Lock()
@@ -556,7 +312,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             with job.lock:
                 job.solver = None
 
-    def _submit(self, task: _Task | _AnalyzeTask | _TableTask | _Steps, context: grpc.ServicerContext) -> _Job:
+    def _submit(self, task: SolveTask | AnalyzeTask | TableTask | _Steps, context: grpc.ServicerContext) -> _Job:
         job = _Job(task, context)
         try:
             job.future = self._pool.submit(self._run, job)
@@ -591,7 +347,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         except (SearchStopped, _Stopped, CancelledError):
             context.abort(*self._ended(context))
         except ValueError as e:
-            raise _library_error(e, job.task.field) from None
+            raise library_error(e, job.task.field) from None
         raise AssertionError("unreachable")
 
     def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
@@ -601,7 +357,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         except BadRequest as e:
             context.abort_with_status(e.status())
 
-    def _call(self, task: _Task | _AnalyzeTask | _TableTask, context: grpc.ServicerContext) -> Any:
+    def _call(self, task: SolveTask | AnalyzeTask | TableTask, context: grpc.ServicerContext) -> Any:
         """A unary call's job: submitted, cancelled when the call ends early, awaited."""
         job = self._submit(task, context)
         if not context.add_callback(lambda: job.cancel(self._canceller)):
@@ -654,7 +410,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             task = self._read(read_table_request, request, context)
             return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
-    def _stepped(self, task: _PuzzleTask | _AdviseTask, context: grpc.ServicerContext) -> Iterator[Any]:
+    def _stepped(self, task: PuzzleTask | AdviseTask, context: grpc.ServicerContext) -> Iterator[Any]:
         """A streaming call's items, one job a step (`_Steps`); the step in progress is
         cancelled when the call ends early, and no step starts after that."""
         steps = _Steps(task)
@@ -707,7 +463,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                                               strict=not request.lenient)
                 legal = position.legal_moves()
             except ValueError as e:
-                context.abort_with_status(_library_error(e).status())
+                context.abort_with_status(library_error(e).status())
             return pb.LegalMovesResponse(legal=legal, to_move=SEATS[position.to_move])
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveRequest],

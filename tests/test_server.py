@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, interrupted, load_vectors, played_deal
-from server import convert, service
+from server import convert, service, tasks
 from server._proto import SERVICE_NAME, pb, pb_grpc
 from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
@@ -191,19 +191,19 @@ class TestSolveStream:
         assert_same(responses[3].solution, library(POSITIONS[2]))
 
     def test_an_id_too_long_to_echo_is_refused_in_its_place(self, stub):
-        """The answer echoes the id, so one over service.MAX_ID would make the answer itself
+        """The answer echoes the id, so one over tasks.MAX_ID would make the answer itself
         too large for a server with a small message limit."""
-        longest = "x" * service.MAX_ID
+        longest = "x" * tasks.MAX_ID
         requests = [solve_request(POSITIONS[0], request_id=longest + "y"),
                     solve_request(POSITIONS[0], request_id=longest)]
         responses = list(stub.SolveStream(iter(requests), timeout=30))
         assert [r.id for r in responses] == ["", longest]
         assert [(v.field, v.description) for v in responses[0].error.field_violations] == \
-            [("id", f"{service.MAX_ID + 1} characters, more than {service.MAX_ID}")]
+            [("id", f"{tasks.MAX_ID + 1} characters, more than {tasks.MAX_ID}")]
         assert_same(responses[1].solution, library(POSITIONS[0]))
         with pytest.raises(grpc.RpcError) as info:
             stub.Solve(requests[0], timeout=10)
-        assert_field_error(info.value, "id", f"more than {service.MAX_ID}")
+        assert_field_error(info.value, "id", f"more than {tasks.MAX_ID}")
 
     def test_an_item_refused_by_the_solver_is_answered_and_the_stream_goes_on(self, stub):
         """The deal score of a position without its history is refused when it is solved,
