@@ -210,6 +210,18 @@ class Position:
     pending_doubling: bool = False
     """Manille: the previous deal was tied, so this one's deal score counts double."""
 
+    def __post_init__(self) -> None:
+        """A position whose hands and trick hold the whole deck has completed no trick: its
+        history is known to be empty, however it was built."""
+        if self.history is not None:
+            return
+        try:
+            whole_deck = sum(h.bit_count() for h in self.hands) + len(self.trick) == self.profile.deck_size
+        except (AttributeError, TypeError):   # malformed fields: `check` names them
+            return
+        if whole_deck:
+            object.__setattr__(self, "history", ())
+
     # ------------------------------------------------------------ reading
 
     @classmethod

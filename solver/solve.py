@@ -1,6 +1,7 @@
 """The public face of the search: `Solver`, `solve` and their `Solution`.
 
 >>> from solver import Position
+>>> from solver.solve import solve
 >>> p = Position.from_json({"game": "manille", "trump": "H",
 ...     "hands": {"N": "10S", "E": "AS", "S": "KS", "W": "7H"}, "leader": "N", "trick": []})
 >>> s = solve(p)

@@ -374,7 +374,7 @@ class TestPlayedDealInput:
         read = PlayedDeal.from_json(played_deal("malilla", 3, 9))
         s = read.start
         by_hand = PlayedDeal(Position(s.profile, s.trump, s.hands, s.leader), read.play, read.dealer, read.shown)
-        assert by_hand.start.history is None
+        assert by_hand.start.history == ()   # the whole deck is in the hands: no trick completed
         assert analyze(by_hand, Solver(SMALL)).to_json() == analyze(read, Solver(SMALL)).to_json()
         later = read.start.play(read.play[0])
         with pytest.raises(PositionError, match="full hands"):

@@ -950,6 +950,22 @@ def test_repr_of_a_position_built_by_hand_does_not_raise():
 class TestPositionBuiltByHand:
     """A Position made field by field, not read from JSON, is checked before it is solved."""
 
+    @pytest.mark.parametrize("game", ["malilla", "manille"])
+    def test_a_deal_start_has_an_empty_history_however_it_was_made(self, game):
+        """Its hands hold the whole deck, so no trick was completed: read leniently, or built
+        without a history, it is the same position, and its deal score can be solved."""
+        obj = {k: v for k, v in played_deal(game, 3).items() if k != "play"}
+        read = Position.from_json(obj)
+        for other in (Position.from_json(obj, strict=False), Position(read.profile, read.trump, read.hands, read.leader,
+                                                                      pending_doubling=read.pending_doubling)):
+            assert other.history == () and other == read and hash(other) == hash(read)
+            assert Solver(1 << 20).solve(other, mode="best", objective="score").value == \
+                Solver(1 << 20).solve(read, mode="best", objective="score").value
+        later = read
+        for _ in range(4):
+            later = later.play(later.legal_moves()[0])
+        assert replace(later, history=None).history is None   # a trick completed: its cards are unknown
+
     @pytest.mark.parametrize("fields, field, problem", [
         (dict(hands=(1, 1, 1, 1)), "hands.E", "7S appears twice"),
         (dict(leader=9), "leader", "9 is not a seat (0 to 3: N E S W)"),
