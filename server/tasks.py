@@ -11,7 +11,7 @@ from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
-from solver.puzzles import ATTEMPTS_PER_PUZZLE, generate_attempts
+from solver.puzzles import ATTEMPTS_PER_PUZZLE, check_options, generate_attempts
 from solver.quoting import quoted
 from solver.solve import Solution, Solver
 from solver.table import DDTable, read_table_input, table_of
@@ -174,15 +174,12 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
         violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
     low = request.min_tricks if request.HasField("min_tricks") else 3
     high = request.max_tricks if request.HasField("max_tricks") else 7
-    if game in PROFILES:
-        tricks = PROFILES[game].cards_per_hand
-        if not 1 <= low <= tricks:
-            violations.append(("min_tricks", f"{low} is not between 1 and {tricks}"))
-        if not low <= high <= tricks:
-            violations.append(("max_tricks", f"{high} is not between min_tricks ({low}) and {tricks}"))
     margin = request.margin if request.HasField("margin") else 3
-    if margin < 1:
-        violations.append(("margin", f"{margin} must be at least 1"))
+    try:   # as `malilla-dd puzzles` checks them
+        check_options(low, high, margin, PROFILES.get(game))
+    except ValueError as e:
+        field, _, problem = str(e).partition(": ")
+        violations.append((field, problem))
     attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
     if attempts < 1:
         violations.append(("max_attempts", f"{attempts} must be at least 1"))

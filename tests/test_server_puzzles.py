@@ -57,6 +57,8 @@ def test_the_attempt_limit_ends_the_stream(stub):
     ({"count": 0}, "count"),
     ({"min_tricks": 0}, "min_tricks"),
     ({"game": "manille", "max_tricks": 9}, "max_tricks"),
+    ({"min_tricks": 8}, "min_tricks"),   # beyond the default max_tricks, as `malilla-dd puzzles` names it
+    ({"min_tricks": 5, "max_tricks": 4}, "min_tricks"),
     ({"margin": 0}, "margin"),
     ({"progress_every": 0}, "progress_every"),
 ])
