@@ -54,14 +54,19 @@ def objective_name(value: int) -> str:
 
 # ---------------------------------------------------------------- positions
 
+def _given(msg: Any, *names: str) -> dict[str, str]:
+    """The message's plain string fields among `names` that are set: proto3 reads an unset one
+    as "", which the library is to report as missing."""
+    return {name: getattr(msg, name) for name in names if getattr(msg, name)}
+
+
 def position_dict(msg: pb.Position) -> dict[str, Any]:
     """The position JSON of a `Position` message, for `Position.from_json`.
 
     Unset message fields are left out, so the library reports them as missing;
     unset optional strings (`led_suits`, `to_move`) are absent as in the JSON.
     """
-    obj: dict[str, Any] = {"game": msg.game, "trump": msg.trump, "leader": msg.leader,
-                           "trick": list(msg.trick)}
+    obj: dict[str, Any] = {**_given(msg, "game", "trump", "leader"), "trick": list(msg.trick)}
     if msg.HasField("hands"):
         obj["hands"] = {seat: getattr(msg.hands, seat.lower()) for seat in SEATS}
     if msg.HasField("led_suits"):
@@ -197,7 +202,7 @@ def solution_from_message(msg: pb.Solution) -> Solution:
 
 def played_deal_dict(msg: pb.PlayedDeal) -> dict[str, Any]:
     """The played-deal JSON of a `PlayedDeal` message, for `PlayedDeal.from_json` (unset fields left out)."""
-    obj: dict[str, Any] = {"game": msg.game, "trump": msg.trump, "leader": msg.leader, "play": list(msg.play)}
+    obj: dict[str, Any] = {**_given(msg, "game", "trump", "leader"), "play": list(msg.play)}
     if msg.HasField("hands"):
         obj["hands"] = _hands_dict(msg.hands)
     if msg.HasField("dealer"):
@@ -224,7 +229,7 @@ def played_deal_message(deal: PlayedDeal | dict[str, Any] | str) -> pb.PlayedDea
 
 def deal_dict(msg: pb.Deal) -> dict[str, Any]:
     """The table input JSON of a `Deal` message, for `solver.table.read_table_input` and `table_of`."""
-    obj: dict[str, Any] = {"game": msg.game}
+    obj: dict[str, Any] = _given(msg, "game")
     if msg.HasField("hands"):
         obj["hands"] = _hands_dict(msg.hands)
     for name in ("trump", "leader", "dealer"):
@@ -408,8 +413,8 @@ def puzzle_json(msg: pb.Puzzle) -> dict[str, Any]:
 
 def view_dict(msg: pb.View) -> dict[str, Any]:
     """The view JSON of a `View` message, for `solver.advice.View.from_json` (unset fields left out)."""
-    obj: dict[str, Any] = {"game": msg.game, "trump": msg.trump, "seat": msg.seat, "hand": msg.hand,
-                           "leader": msg.leader, "play": list(msg.play)}
+    obj: dict[str, Any] = {**_given(msg, "game", "trump", "seat", "leader"), "hand": msg.hand,
+                           "play": list(msg.play)}
     for name in ("dealer", "shown"):
         if msg.HasField(name):
             obj[name] = getattr(msg, name)

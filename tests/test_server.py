@@ -296,6 +296,9 @@ class TestBadRequests:
         # (position changes, field, words in the problem)
         (dict(game="whist"), "position.game", "unknown game 'whist'"),
         (dict(trump="Z"), "position.trump", "'Z' is not a suit"),
+        (dict(trump=None), "position.trump", "missing (S H D C)"),   # unset: proto3 reads it as ""
+        (dict(game=None), "position.game", "missing (malilla or manille)"),
+        (dict(leader=None), "position.leader", "missing: the seat that leads"),
         (dict(hand_E="7D QC KS"), "position.hands.e", "KS appears twice"),
         (dict(hand_N="KS AH 2D 9D"), "position.hands.n", "'9D' is not in the malilla deck"),
         (dict(leader="X"), "position.leader", "'X' is not a seat"),
