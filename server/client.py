@@ -21,7 +21,7 @@ from __future__ import annotations
 import queue
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
@@ -120,6 +120,11 @@ def _request(position: PositionLike, mode: str, objective: str, target: int | No
     return request
 
 
+def _as_asked(solution: Solution, target: int | None) -> Solution:
+    """The solution with the target asked for, which `_request` may have brought within 32 bits."""
+    return solution if target is None else replace(solution, target=target)
+
+
 class Client:
     """A channel to the service with typed calls.
 
@@ -177,7 +182,7 @@ class Client:
         """`solver.solve.Solver.solve` on the server."""
         _check_options(mode, objective, target)
         response = self._call(self.stub.Solve, _request(_checked(position), mode, objective, target), timeout)
-        return convert.solution_from_message(response.solution)
+        return _as_asked(convert.solution_from_message(response.solution), target)
 
     def solve_many(self, positions: Iterable[tuple[str, PositionLike]], mode: str = "all",
                    objective: str = "points", target: int | None = None,
@@ -213,7 +218,7 @@ class Client:
                 yield response.id, StreamError(e.code, e.message,
                                                [(v.field, v.description) for v in e.field_violations])
             else:
-                yield response.id, convert.solution_from_message(response.solution)
+                yield response.id, _as_asked(convert.solution_from_message(response.solution), target)
         while not items.empty():
             request_id, refused = items.get()
             if refused is None:   # sent, and the stream ended without its answer

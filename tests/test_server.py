@@ -718,8 +718,12 @@ class TestClientCommand:
         for target, reached in ((3_000_000_000, False), (-3_000_000_000, True)):
             proc = self.run(server, "solve", "--mode", "target", "--target", str(target), stdin=line)
             assert proc.returncode == 0, proc.stderr
+            assert json.loads(proc.stdout) == library(POSITIONS[0], "target", target=target).to_json()
             assert json.loads(proc.stdout)["reached"] is reached
-            assert library(POSITIONS[0], "target", target=target).reached is reached
+        with Client(server.address, timeout=30) as client:   # the target asked is the target answered
+            assert client.solve(POSITIONS[0], "target", target=10 ** 12).target == 10 ** 12
+            [(_, solution)] = client.solve_many([("a", POSITIONS[0])], "target", target=-10 ** 12)
+            assert solution == library(POSITIONS[0], "target", target=-10 ** 12)
 
     def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(self, server):
         with open("/dev/full", "w") as full:
