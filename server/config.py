@@ -7,6 +7,7 @@ Kept free of gRPC imports so that `malilla-dd --help` stays quick.
 | --host             | MALILLA_DD_HOST             | 127.0.0.1                      |
 | --port             | MALILLA_DD_PORT             | 50051 (0: any free port)       |
 | --workers          | MALILLA_DD_WORKERS          | the usable cores               |
+| --threads          | MALILLA_DD_THREADS          | 1 per worker's search          |
 | --memory           | MALILLA_DD_MEMORY           | 256M table per worker          |
 | --max-concurrent   | MALILLA_DD_MAX_CONCURRENT   | 8 per worker                   |
 | --max-message      | MALILLA_DD_MAX_MESSAGE      | 4M                             |
@@ -67,6 +68,8 @@ class Config:
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
+        if not self.host:
+            raise ValueError("host: empty, where an address to listen on is wanted")
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port: {self.port} is not a TCP port (0-65535)")
         check_whole("workers", self.workers, 1)
@@ -82,8 +85,10 @@ class Config:
         for name in ("tls_cert", "tls_key"):
             if getattr(self, name) == "":
                 raise ValueError(f"{name}: empty, where a file name is wanted")
-        if (self.tls_cert is None) != (self.tls_key is None):
-            raise ValueError("tls: give both the certificate and the key files, or neither")
+        if self.tls_key is None and self.tls_cert is not None:
+            raise ValueError("tls_cert: needs the private key file too (TLS takes both, or neither)")
+        if self.tls_cert is None and self.tls_key is not None:
+            raise ValueError("tls_key: needs the certificate chain file too (TLS takes both, or neither)")
 
     @property
     def concurrency(self) -> int:

@@ -790,7 +790,9 @@ class TestConfig:
         (["--memory", str(1 << 62), "--workers", "1"], {}, f"memory: {1 << 62} bytes is more than this machine's"),
         (["--workers", "100000"], {}, f"memory: 100000 tables of {256 << 20} bytes is more than this machine's"),
         (["--log-level", "loud"], {}, "--log-level: 'LOUD' is not DEBUG"),
-        (["--tls-key", "k.pem"], {}, "both"),
+        (["--tls-key", "k.pem"], {}, "--tls-key: needs the certificate chain file too (TLS takes both, or neither)"),
+        ([], {"MALILLA_DD_TLS_CERT": "c.pem"}, "MALILLA_DD_TLS_CERT: needs the private key file too"),
+        (["--host", ""], {}, "--host: empty, where an address to listen on is wanted"),
     ])
     def test_bad_values(self, argv, env, words):
         with pytest.raises(ValueError, match=re.escape(words)):
