@@ -155,7 +155,7 @@ def _result_html(analysis: Analysis) -> str:
         extra = []
         if r.score.capot:
             extra.append("capot")
-        if r.score.multiplier > 1:
+        if r.score.multiplier > 1 and winner is not None:   # a tie scores 0 whatever it is
             extra.append(f"x{r.score.multiplier}")
         scored += f" ({', '.join(extra)})" if extra else ""
         lines.append(f"<tr><th>Played</th><td>{ns} {r.points[0]} &ndash; {ew} {r.points[1]}</td>"
@@ -170,7 +170,7 @@ def _result_html(analysis: Analysis) -> str:
     start = analysis.deal.start
     dd_extra = ["capot"] if r.dd_capot else []
     dd_multiplier = deal_multiplier(start.profile, start.trump, r.pending_doubling, r.dd_capot)
-    if dd_multiplier > 1:
+    if dd_multiplier > 1 and dd_winner is not None:
         dd_extra.append(f"x{dd_multiplier}")
     dd_scored += f" ({', '.join(dd_extra)})" if dd_extra else ""
     lines.append(f"<tr><th>Double dummy</th><td>{ns} {r.dd_points[0]} &ndash; {ew} {r.dd_points[1]}</td>"

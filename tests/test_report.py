@@ -274,3 +274,13 @@ class TestInTheBrowser:
         assert best_rows == [card_text(c) for c in card.best]
         (selected,) = dom.root.find_all("button", "sel")
         assert selected.attrs["data-index"] == str(card.index)
+
+
+def test_a_tied_deal_shows_no_multiplier():
+    """A tie scores 0 whatever doubles the deal (RULES.md: at 30-30 nobody scores), so the
+    report's double-dummy row shows no factor for a no-trump Manille deal tied 30-30."""
+    start = deal("manille", 7026, dealer=2).to_deal_json()
+    analysis = analyze(dict(start, play=[]), Solver(1 << 22))
+    assert start["trump"] == "NT" and analysis.result.dd_points == (30, 30)
+    row = re.search(r"<th>Double dummy</th>.*?</tr>", render_report([analysis]), re.S).group(0)
+    assert "nobody scores" in row and "x2" not in row
