@@ -26,7 +26,9 @@ Rating, from 1 to 10 (``rating_of``)::
 
 ``only_moves`` counts the solving side's decisions along the line with more
 than one group of legal cards; a natural play "fails" when, at one of those
-decisions at least, its card is not in the winning group. ``nodes`` is the
+decisions at least, its card is not in the winning group. Cards of two suits that
+tie for a natural play (the same rank strength, and the same points for "greedy")
+are taken in suit order: spades, hearts, diamonds, clubs. ``nodes`` is the
 node count of an "all" search of the puzzle position from an empty table.
 
 Tags, read with the rules engine (``Position.legal_mask``) from the positions
