@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from . import cards
 from .cards import check_seat
 from .deal import next_dealer, parse_trump
-from .profiles import Profile
+from .profiles import Profile, as_profile
 from .quoting import quoted
 
 __all__ = ["DealScore", "deal_multiplier", "side_score", "score_deal", "Match", "SIDE_NAMES"]
@@ -47,8 +47,9 @@ def _pair(value: tuple[int, int], what: str) -> tuple[int, int]:
     return value[0], value[1]
 
 
-def deal_multiplier(profile: Profile, trump: str, pending_doubling: bool = False, capot: bool = False) -> int:
+def deal_multiplier(profile: Profile | str, trump: str, pending_doubling: bool = False, capot: bool = False) -> int:
     """The product of the factors in force: no-trump, a pending doubling, a capot."""
+    profile = as_profile(profile)
     multiplier = profile.no_trump_multiplier if trump == cards.NO_TRUMP else 1
     if pending_doubling and profile.tie_doubles_next:
         multiplier *= 2
@@ -57,26 +58,28 @@ def deal_multiplier(profile: Profile, trump: str, pending_doubling: bool = False
     return multiplier
 
 
-def side_score(profile: Profile, points: int, capot: bool, trump: str, pending_doubling: bool = False) -> int:
+def side_score(profile: Profile | str, points: int, capot: bool, trump: str, pending_doubling: bool = False) -> int:
     """A side's signed deal score from its points: what it scores, or minus what the rivals score.
 
     `capot` says that the winning side took every trick.
     """
+    profile = as_profile(profile)
     excess = points - profile.half
     return excess * deal_multiplier(profile, trump, pending_doubling, capot)
 
 
-def points_range(profile: Profile, tricks: int) -> tuple[int, int]:
+def points_range(profile: Profile | str, tricks: int) -> tuple[int, int]:
     """The fewest and the most points a side can take with `tricks` tricks: their trick points plus
     the poorest, or the richest, 4 x `tricks` cards of the deck. In both games every total between
     can be taken too, since their card points run from 0 up without a gap."""
+    profile = as_profile(profile)
     cards = sorted(profile.points * 4)
     n = 4 * tricks
     bonus = tricks * profile.trick_bonus
     return sum(cards[:n]) + bonus, sum(cards[len(cards) - n:]) + bonus
 
 
-def score_deal(profile: Profile, points: tuple[int, int], tricks: tuple[int, int], trump: str,
+def score_deal(profile: Profile | str, points: tuple[int, int], tricks: tuple[int, int], trump: str,
                pending_doubling: bool = False) -> DealScore:
     """Score a complete deal from each side's points and tricks.
 
@@ -84,6 +87,7 @@ def score_deal(profile: Profile, points: tuple[int, int], tricks: tuple[int, int
     factor, x2 for a pending doubling (when ``profile.tie_doubles_next``) and
     the capot factor when it took every trick; a tie scores nobody.
     """
+    profile = as_profile(profile)
     points, tricks = _pair(points, "points"), _pair(tricks, "tricks")
     if sum(points) != profile.total_points:
         raise ValueError(f"points {points} sum to {sum(points)}; a {profile.name} deal shares out "
@@ -114,8 +118,8 @@ class Match:
     the deal is played.
     """
 
-    def __init__(self, profile: Profile, dealer: int = 0) -> None:
-        self.profile = profile
+    def __init__(self, profile: Profile | str, dealer: int = 0) -> None:
+        self.profile = as_profile(profile)
         self.dealer = check_seat(dealer)
         self.scores = [0, 0]
         self.winner: int | None = None

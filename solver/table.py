@@ -97,9 +97,9 @@ class Par:
         return tuple(c.trump for c in self.choices if c.dealer_score == self.score)
 
     def worth(self, trump: str) -> TrumpWorth:
-        """What the deal is worth to the dealer's side under `trump`; KeyError if no choice has it."""
+        """What the deal is worth to the dealer's side under `trump` (in any case); KeyError if no choice has it."""
         for choice in self.choices:
-            if choice.trump == trump:
+            if isinstance(trump, str) and choice.trump == trump.upper():
                 return choice
         raise KeyError(f"trump: {quoted(trump)} is not one of {', '.join(c.trump for c in self.choices)}")
 
@@ -130,9 +130,10 @@ class DDTable:
         return self.position.profile
 
     def entry(self, trump: str, leader: str) -> TableEntry:
-        """The cell of `trump` with `leader` on lead; KeyError if the table has none."""
+        """The cell of `trump` with `leader` on lead (either in any case); KeyError if the table has none."""
         for e in self.entries:
-            if e.trump == trump and e.leader == leader:
+            if isinstance(trump, str) and isinstance(leader, str) and (e.trump, e.leader) == (trump.upper(),
+                                                                                                leader.upper()):
                 return e
         raise KeyError(f"no cell for trump {quoted(trump)} and leader {quoted(leader)} "
                        f"(trumps {', '.join(self.trumps)}; leaders N, E, S, W)")

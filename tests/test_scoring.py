@@ -428,3 +428,17 @@ class TestDrivenByProfileFields:
     def test_multiplier_fields(self):
         variant = dataclasses.replace(MANILLE, capot_multiplier=3, no_trump_multiplier=4)
         assert score_deal(variant, (60, 0), (8, 0), "NT").score == (30 * 12, 0)
+
+
+@pytest.mark.parametrize("name, profile", [("manille", MANILLE), ("MALILLA", MALILLA)])
+def test_a_game_is_given_by_its_profile_or_its_name(name, profile):
+    """As `deal` and `generate` take it."""
+    from solver.scoring import deal_multiplier, points_range, side_score
+    points, tricks = (profile.total_points - 20, 20), (profile.tricks - 2, 2)
+    assert score_deal(name, points, tricks, "S") == score_deal(profile, points, tricks, "S")
+    assert side_score(name, 40, False, "S") == side_score(profile, 40, False, "S")
+    assert points_range(name, 2) == points_range(profile, 2)
+    assert deal_multiplier(name, "S", True) == deal_multiplier(profile, "S", True)
+    assert Match(name).profile is profile
+    with pytest.raises(ValueError, match="unknown game 'whist'"):
+        Match("whist")

@@ -107,7 +107,7 @@ class TestParManille:
         with pytest.raises(KeyError, match="trump: 'X' is not one of"):
             par.worth("X")
         with pytest.raises(KeyError):
-            list(map(lambda t: manille_capot_table.entry(t, "n"), manille_capot_table.trumps))
+            list(map(lambda t: manille_capot_table.entry(t, "X"), manille_capot_table.trumps))
 
     def test_pending_doubling_doubles_every_choice(self, manille_capot_table) -> None:
         position, _, dealers = read_table_input({**seeded("manille", 103, 3), "pending_doubling": True})
@@ -227,3 +227,11 @@ class TestInput:
         with pytest.raises(PositionError, match="pending_doubling"):
             read_table_input({**obj, "pending_doubling": "yes"})
         assert MALILLA.no_trump_allowed is False
+
+
+def test_a_cell_and_a_trump_of_par_are_found_in_any_case():
+    table = table_of(deal("manille", 3).to_position_json(), Solver(1 << 22))
+    assert table.entry("s", "n") == table.entry("S", "N")
+    assert table.par[0].worth("nt") == table.par[0].worth("NT")
+    with pytest.raises(KeyError, match="no cell for trump 'X'"):
+        table.entry("X", "N")
