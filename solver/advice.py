@@ -504,7 +504,7 @@ def _summarise(view: View, tallies: dict[str, _Tally], samples: int, goal: int |
     return Advice(SEATS[view.seat], samples, tuple(out), goal, rejected, layouts, done)
 
 
-def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+def advise_iter(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                 solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
                 timeout: float | None = None) -> Iterator[Advice]:
     """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`).
@@ -513,7 +513,7 @@ def advise_iter(view: View | dict[str, Any] | str, samples: int = 100, seed: int
     return (advice for advice in steps if advice is not None)
 
 
-def advice_steps(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+def advice_steps(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                  solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
                  timeout: float | None = None) -> Iterator[Advice | None]:
     """As `advise_iter`, with None after each drawn layout that gives no advice: a caller
@@ -564,7 +564,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
     yield _summarise(view, tallies, n, goal, rejected, layouts, True)
 
 
-def advise(view: View | dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+def advise(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
            solver: Solver | None = None, progress: Callable[[int], object] | None = None,
            max_attempts: int | None = None, timeout: float | None = None) -> Advice:
     """The advice after `samples` layouts (see the module's docstring); `progress(n)` after each sample."""

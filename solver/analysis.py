@@ -380,7 +380,7 @@ def play_card(position: Position, index: int, name: str) -> Position:
         raise IllegalPlay(f"play[{index}]", e.problem) from None
 
 
-def analyze(deal: PlayedDeal | dict[str, Any] | str, solver: Solver | None = None,
+def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | None = None,
             timeout: float | None = None, single_dummy: int = 0, seed: int = 0) -> Analysis:
     """Analyse a played deal card by card (see the module's docstring).
 

@@ -162,7 +162,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[l
     return line, decisions
 
 
-def check_position(position: Position | dict[str, Any] | str, margin: int = 3, solver: Solver | None = None,
+def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = 3, solver: Solver | None = None,
                    node_solver: Solver | None = None) -> Puzzle | None:
     """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
     check_whole("margin", margin, 1)

@@ -200,7 +200,7 @@ class Solver:
         """Stop the search running in another thread; it raises `SearchStopped`."""
         self._core.cancel()
 
-    def solve(self, position: Position | dict[str, Any] | str, mode: str = "all", objective: str = "points",
+    def solve(self, position: Position | dict[str, Any] | str | bytes, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
         """Solve `position` (a `Position` or its JSON) with all hands open.
 
@@ -342,7 +342,7 @@ def default_solver() -> Solver:
     return solver
 
 
-def solve(position: Position | dict[str, Any] | str, mode: str = "all", objective: str = "points",
+def solve(position: Position | dict[str, Any] | str | bytes, mode: str = "all", objective: str = "points",
           target: int | None = None, timeout: float | None = None) -> Solution:
     """Solve `position` with this thread's shared `Solver` (see `Solver.solve`)."""
     return default_solver().solve(position, mode, objective, target, timeout)
