@@ -8,7 +8,8 @@ the dealer's side. Where the dealer names trump (Manille) par is the choice
 that serves the dealer's side best, with no-trump and a capot doubling the
 score (a capot is found by a search with the deal-score objective, where it
 outranks a plain win); where the shown card fixes trump (Malilla) par only
-says what the deal would be worth under each trump.
+says what the deal would be worth under each trump the dealer's shown card
+could make: a suit the dealer holds.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
-from .cards import SEATS, check_seat
+from .cards import SEATS, SUITS, check_seat
 from .deal import trump_choices
 from .position import Position, PositionError, json_object, read_dealer
 from .profiles import Profile
@@ -196,6 +197,11 @@ def _check_full_deal(position: Position) -> None:
         raise PositionError(position.played_field, "a table needs a full deal: four full hands and no card played")
 
 
+def _holds_suit(hand: int, suit: str) -> bool:
+    """Does the hand (a mask of cards) hold a card of `suit` (``S H D C``)?"""
+    return bool(hand >> (16 * SUITS.index(suit)) & 0xFFFF)
+
+
 def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
              timeout: float | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
@@ -237,6 +243,8 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             row[leader] = ns
             entries.append(TableEntry(trump, SEATS[leader], sol.value, ns, total))
         for d in dealers:
+            if profile.trump_from_dealer_card and not _holds_suit(position.hands[d], trump):
+                continue   # the dealer's shown card, whose suit is trump, cannot be of it
             leader = profile.seat_after(d)
             start = _variant(position, trump, leader)
             score, capot = perfect_score(solver, start, row[leader], timeout)

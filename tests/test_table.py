@@ -235,3 +235,15 @@ def test_a_cell_and_a_trump_of_par_are_found_in_any_case():
     assert table.par[0].worth("nt") == table.par[0].worth("NT")
     with pytest.raises(KeyError, match="no cell for trump 'X'"):
         table.entry("X", "N")
+
+
+def test_malilla_par_weighs_only_the_trumps_the_dealer_could_show():
+    """RULES.md: the dealer's last card is shown and its suit is trump, so a suit the dealer
+    lacks is no trump of the deal, and par neither lists it nor names it best."""
+    start = deal("malilla", 68, dealer=0).to_deal_json()
+    held = {card[-1] for card in start["hands"]["N"].split()}
+    assert held != set("SHDC")   # the dealer N lacks a suit
+    (par,) = table_of(start, Solver(1 << 22)).par
+    assert {c.trump for c in par.choices} == held and set(par.best) <= held
+    (manille_par,) = table_of(deal("manille", 68, dealer=0).to_deal_json(), Solver(1 << 22)).par
+    assert len(manille_par.choices) == 5   # the dealer names trump: every suit and no-trump
