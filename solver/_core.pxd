@@ -5,6 +5,7 @@ cdef enum:
     NO_TRUMP = 4
     MAX_CARDS = 40
     BUCKET = 3              # entries per bucket: 3 x 20 bytes in one 64-byte cache line
+    MAX_DEAL_POINTS = 126   # an entry's bounds are int8_t, and a capot's deal score adds a point
 
 # Why a card is the only kind allowed (the strongest obligation in force).
 cpdef enum Reason:

@@ -110,6 +110,8 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.npoint_classes = max(points_by_strength) + 1
     if r.npoint_classes > 8:
         raise ValueError("card points above 7 are not supported")
+    if 4 * sum(points_by_strength) + n * trick_bonus > MAX_DEAL_POINTS:
+        raise ValueError(f"a deal of more than {MAX_DEAL_POINTS} points is not supported")
     for s in range(4):
         for k in range(n):
             r.by_points[points[k]] |= bit(s * 16 + k)
@@ -255,7 +257,9 @@ cdef class Core:
     """A search context with its own transposition table.
 
     Stored bounds stay valid across the positions of one deal; `solve`
-    clears the table when the rules, the trump or the deal change.
+    clears the table when the rules, the trump or the deal change. A Core
+    runs one search at a time: `solver.solve.Solver` serialises the calls
+    that several threads make.
     """
     cdef Ctx* X
     cdef object signature
@@ -386,6 +390,7 @@ cdef class Core:
         cdef int m = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL, "target": MODE_TARGET}[mode]
         cdef long long start
         cdef int i
+        memset(&out, 0, sizeof(RootResult))   # a search stopped early leaves values unwritten
         X.rules = rules.r
         fill_state(&X.st, hands, trump, leader, trick, led, won)
         if signature != self.signature or other_deal(X):

@@ -10,6 +10,10 @@ __all__ = ["Profile", "MALILLA", "MANILLE", "PROFILES", "LONGEST_DEAL", "get_pro
 
 MAX_RANKS = 10
 """Ranks per suit the search core holds (a deck of at most 40 cards)."""
+MAX_CARD_POINTS = 7
+"""Points of one card the search core holds."""
+MAX_DEAL_POINTS = 126
+"""Points of one deal (cards and trick bonuses) the search core holds: its table keeps bounds in 8 bits."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,17 @@ class Profile:
             refuse("points", f"expected a tuple of {len(self.ranks)} values, one per rank")
         for i, points in enumerate(self.points):
             check_whole(f"Profile {self.name}: points[{i}]", points, 0)
+            if points > MAX_CARD_POINTS:
+                refuse(f"points[{i}]", f"{points} is more than the {MAX_CARD_POINTS} points a card may hold")
         check_whole(f"Profile {self.name}: trick_bonus", self.trick_bonus, 0)
         if self.protected_rank is not None and self.protected_rank not in self.ranks:
             refuse("protected_rank", f"{quoted(self.protected_rank)} is not one of the ranks")
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")
+        if self.total_points > MAX_DEAL_POINTS:
+            refuse("points", f"a deal of {self.total_points} points (cards and tricks) is more than the "
+                   f"{MAX_DEAL_POINTS} the search holds")
         for name in ("match_target", "capot_multiplier", "no_trump_multiplier"):
             check_whole(f"Profile {self.name}: {name}", getattr(self, name), 1)
         if not isinstance(self.packets, tuple) or not self.packets:

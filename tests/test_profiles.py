@@ -14,6 +14,8 @@ from solver.rules import core_rules
     (dict(points=(5, 4, 3)), "points: expected a tuple of 10 values, one per rank"),
     (dict(points=(5, 4, 3, 2, 1, 0, 0, 0, 0, -1)), r"points\[9\]: -1 must be at least 0"),
     (dict(trick_bonus=-5), "trick_bonus: -5 must be at least 0"),
+    (dict(points=(8, 4, 3, 2, 1, 0, 0, 0, 0, 0)), r"points\[0\]: 8 is more than the 7 points a card may hold"),
+    (dict(trick_bonus=7), "points: a deal of 130 points \\(cards and tricks\\) is more than the 126 the search holds"),
     (dict(protected_rank="8"), "protected_rank: '8' is not one of the ranks"),
     (dict(ranks=MALILLA.ranks + ("1",), points=MALILLA.points + (0,), cards_per_hand=11),
      "ranks: expected 1 to 10 different rank names"),
@@ -53,3 +55,11 @@ def test_a_game_s_core_flags_are_built_once_for_each_distinct_set():
     """A capot changes the flags only where it scores more than its points (Manille's, not Malilla's)."""
     assert core_rules(MALILLA) is core_rules(MALILLA, False) is core_rules(MALILLA, capot=True)
     assert core_rules(MANILLE, True) is core_rules(MANILLE, capot=True) is not core_rules(MANILLE)
+
+
+def test_the_core_refuses_a_deal_worth_more_than_its_table_holds():
+    """Its table keeps bounds in 8 bits: the Profile's own check is not the only guard."""
+    from solver import _core
+    with pytest.raises(ValueError, match="a deal of more than 126 points is not supported"):
+        _core.Rules((0, 0, 0, 0, 7, 7, 7, 7, 7, 7), 0, 1, -1, False)
+    assert dataclasses.replace(MALILLA, trick_bonus=6).total_points == 120   # the largest bonus it holds
