@@ -18,6 +18,7 @@ from .deal import deal
 from .failures import flag_named, os_failure, write_file
 from .position import Position, blank_line
 from .profiles import PROFILES, get_profile
+from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory, check_threads,
                     check_timeout)
 from .text import diagram, tricks_text
@@ -119,7 +120,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # input files are UTF-8 whatever the locale; an undecodable byte is kept (as a surrogate) for the
 # line's reader to refuse, so that the lines around it are still answered
-INPUT = argparse.FileType("r", encoding="utf-8", errors="surrogateescape")
+def INPUT(name: str) -> TextIO:
+    """An input file argument (``-``: standard input), read as UTF-8 with undecodable bytes kept
+    for the line's own error, its lines split at newlines only, as standard input splits them (a
+    carriage return inside a line is JSON white space)."""
+    if name == "-":
+        return sys.stdin
+    try:
+        return open(name, encoding="utf-8", errors="surrogateescape", newline="\n")
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"can't open {quoted(name)}: {e}") from None
 
 
 def read_stdin_as_utf8() -> None:

@@ -105,6 +105,17 @@ class TestLegalCommand:
         proc = run("legal", stdin='{"game": \n')
         assert answers(proc) == [{"error": "position: not valid JSON (Expecting value: line 1 column 9 (char 8))"}]
 
+    def test_a_carriage_return_inside_a_line_is_white_space_in_a_file_as_on_stdin(self, tmp_path):
+        """JSON reads it as white space: splitting the line there would shift every later answer."""
+        objs = legal_lines(2)
+        text = json.dumps(objs[0]).replace(", ", ",\r ", 1) + "\n" + json.dumps(objs[1]) + "\r\n"
+        assert "\r " in text
+        path = tmp_path / "cr.jsonl"
+        path.write_bytes(text.encode())
+        expected = [{"legal": o["legal"]} for o in objs]
+        assert answers(run("legal", str(path))) == expected
+        assert answers(run("legal", stdin=text)) == expected
+
 
 @pytest.mark.parametrize("command", [["legal"], ["solve"], ["analyze"], ["table"], ["advise"]])
 def test_a_closed_standard_input_is_a_usage_error(command):
