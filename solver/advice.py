@@ -132,12 +132,12 @@ class View:
                 seats[name] = parse_seat(obj.get(name))
             except CardError as e:
                 raise PositionError(name, str(e)) from None
-        hand_texts = _card_texts(obj.get("hand", ""), "hand")
+        hand_texts = _card_texts(obj.get("hand", ""), "hand", profile)
         if len(hand_texts) > profile.deck_size:
             raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "
                                 f"{profile.deck_size}")
         hand_cards = _cards_field(hand_texts, profile, "hand")
-        play_texts = _card_texts(obj.get("play", []), "play")
+        play_texts = _card_texts(obj.get("play", []), "play", profile)
         if len(play_texts) >= profile.deck_size:
             raise PositionError("play", "the deal is over: nothing is left to play")
         play = _cards_field(play_texts, profile, "play", indexed=True)

@@ -113,8 +113,11 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
         obj = _parse_json(obj, field)
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
-    for key in obj.keys() - keys:
-        if not isinstance(key, str):   # JSON keys are text; a number or a tuple is no misspelt key
+    longest = max(map(len, keys))
+    for key in obj:   # in the input's order, so that the same line always names the same key
+        # JSON keys are text (a number or a tuple is no misspelt key); one over twice as long as
+        # any key of the format is not close to one (`get_close_matches` asks 80% alike)
+        if key in keys or not isinstance(key, str) or len(key) > 2 * longest:
             continue
         text = key.lower()
         near = difflib.get_close_matches(text, keys, n=1, cutoff=0.8) or \
@@ -168,11 +171,16 @@ def _four(masks: list[int]) -> tuple[int, int, int, int]:
     return n, e, s, w
 
 
-def _card_texts(value: Any, name: str) -> list[str]:
+def _card_texts(value: Any, name: str, profile: Profile) -> list[str]:
     """The card strings of a field (a space-separated string or a list of strings), not yet read,
-    so that a caller can refuse too many by their count before reading any."""
+    so that a caller can refuse too many by their count before reading any. A string of more
+    words than the deck has cards is refused before it is split further."""
     if isinstance(value, str):
-        return value.split()
+        texts = value.split(maxsplit=profile.deck_size)
+        if len(texts) > profile.deck_size:
+            raise PositionError(name, f"more than {profile.deck_size} cards; the {profile.name} deck has "
+                                f"{profile.deck_size}")
+        return texts
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
     raise PositionError(name, "expected a space-separated string or a list of card strings")
@@ -181,7 +189,7 @@ def _card_texts(value: Any, name: str) -> list[str]:
 def _cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
     """The cards of a field; `indexed`: a bad card is named by its place (``play[3]``)."""
     cards = []
-    for i, text in enumerate(_card_texts(value, name)):
+    for i, text in enumerate(_card_texts(value, name, profile)):
         try:
             cards.append(parse_card(text, profile))
         except CardError as e:
@@ -323,7 +331,7 @@ class Position:
         for seat in SEATS:
             if seat not in upper:
                 raise PositionError("hands", f"missing seat {seat}")
-            texts = _card_texts(upper[seat], f"hands.{seat}")
+            texts = _card_texts(upper[seat], f"hands.{seat}", profile)
             if strict and len(texts) > profile.cards_per_hand:
                 raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
@@ -342,7 +350,7 @@ class Position:
         check_history_length(len(value), profile)
         tricks = []
         for i, t in enumerate(value):
-            texts = _card_texts(t, f"history[{i}]")
+            texts = _card_texts(t, f"history[{i}]", profile)
             if len(texts) != 4:
                 raise PositionError(f"history[{i}]", f"{n_cards(len(texts))}; a completed trick has 4")
             tricks.append(_cards_field(texts, profile, f"history[{i}]", indexed=True))

@@ -398,7 +398,7 @@ def test_a_cards_running_sums_give_the_statistics_of_its_values(values, goal):
 
 
 @pytest.mark.parametrize("change, field, problem", [
-    ({"hand": "ZZ " * 33}, "hand", "33 cards; the manille deck has 32"),
+    ({"hand": "ZZ " * 33}, "hand", "more than 32 cards; the manille deck has 32"),
     ({"play": ["ZZ"] * 32}, "play", "the deal is over: nothing is left to play"),
 ])
 def test_too_many_cards_of_a_view_are_refused_by_their_count_before_any_is_read(change, field, problem):

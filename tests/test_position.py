@@ -713,6 +713,10 @@ class TestMalformedPositions:
         ({"trick": ["ZZ"] * 10 ** 5}, "trick", "100000 cards; a trick in progress has at most 3"),
         ({"history": [["ZZ"] * 5]}, "history[0]", "5 cards; a completed trick has 4"),
         ({"history": [["ZZ"]] * 10}, "history", "10 tricks leave nothing to play"),
+        # a string is split no further than the deck's size
+        ({"hands": {"N": "ZZ " * 10 ** 6, "E": "", "S": "", "W": ""}}, "hands.N",
+         "more than 40 cards; the malilla deck has 40"),
+        ({"history": ["ZZ " * 10 ** 6]}, "history[0]", "more than 40 cards; the malilla deck has 40"),
     ])
     def test_too_many_cards_are_refused_by_their_count_before_any_is_read(self, change, field, problem):
         """Not cards at all: read one by one, the first would be refused as no card."""
@@ -726,7 +730,7 @@ class TestMalformedPositions:
                "hands": {"N": "ZZ " * 33, "E": "", "S": "", "W": ""}}
         with pytest.raises(PositionError) as err:
             Position.from_json(obj, strict=False)
-        assert (err.value.field, err.value.problem) == ("hands.N", "33 cards; the manille deck has 32")
+        assert (err.value.field, err.value.problem) == ("hands.N", "more than 32 cards; the manille deck has 32")
 
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
@@ -760,6 +764,17 @@ class TestMalformedPositions:
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         extra = {**obj, "values": {}, "legal": [], "rule": "x", "id": 7, "comment": "deal 1", 5: 1}
         assert Position.from_json(extra).to_json() == Position.from_json(obj).to_json()
+        long = {**obj, "x" * 10 ** 6: 1}   # far longer than any key it could be a misspelling of
+        assert Position.from_json(long).to_json() == Position.from_json(obj).to_json()
+
+    @pytest.mark.parametrize("order", [("Trump", "lead", "histroy"), ("histroy", "Trump", "lead"),
+                                       ("lead", "histroy", "Trump")])
+    def test_of_several_misspelt_keys_the_first_in_the_line_is_named(self, order):
+        """The same line always gets the same error, whatever the process's hash seed."""
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        text = json.dumps({**obj, **{key: 1 for key in order}})
+        with pytest.raises(PositionError, match=f"unknown key '{order[0]}'"):
+            Position.from_json(text)
 
     @pytest.mark.parametrize("game, value, problem", [
         ("manille", "yes", "expected true or false"),
