@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
 from .failures import writing
-from .position import Position, blank_line, json_object, read_dealer
+from .position import Position, blank_line, json_object, read_dealer, without_surrogates
 from .profiles import get_profile
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
@@ -141,7 +141,7 @@ def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
             line["position"] = item
             line.update(run_job(job, item, solver, options))
         except (ValueError, SearchStopped) as e:
-            line.setdefault("position", item)
+            line.setdefault("position", _as_text(item))
             line["error"] = str(e)
         out.append((index, json.dumps(line)))
     return out
@@ -407,7 +407,13 @@ def _position_of(line: str) -> Any:
     try:
         return dict(json_object(line))
     except ValueError:
-        return line
+        return _as_text(line)
+
+
+def _as_text(item: Any) -> Any:
+    """An input line kept in an output line, its undecodable bytes (read as lone surrogates) as
+    U+FFFD: JSON text holds no lone surrogate. Anything else as it is."""
+    return without_surrogates(item) if isinstance(item, str) else item
 
 
 def _check_run(job: str, source: TextIO | None, game: str | None, deals: int | None, chunk: int,

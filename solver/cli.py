@@ -16,7 +16,7 @@ from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
 from .failures import flag_named, os_failure, write_file
-from .position import Position, blank_line
+from .position import Position, blank_line, without_surrogates
 from .profiles import PROFILES, get_profile
 from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory, check_threads,
@@ -211,7 +211,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if args.html:
-        name = getattr(args.input, "name", "stdin")
+        name = without_surrogates(str(getattr(args.input, "name", "stdin")))   # a file name need not be UTF-8
         write_report(args.html, items, f"Play analysis: {name if name != '<stdin>' else 'stdin'}")
     print(totals.format(), file=sys.stderr)
     return 0

@@ -57,6 +57,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (an undecodable byte read with `surrogateescape`) as
+    U+FFFD, so that it can be written as UTF-8 and as JSON that strict readers take."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def _not_json(name: str) -> None:
     raise ValueError(f"{name} is not a JSON value")
 

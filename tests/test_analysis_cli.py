@@ -79,6 +79,16 @@ class TestAnalyzeCommand:
         assert page.count('<section class="deal"') == 3
         assert f"Play analysis: {path}" in page
 
+    def test_an_input_file_name_that_is_not_utf8_titles_the_report(self, tmp_path) -> None:
+        """File names are bytes: the title shows an undecodable one as U+FFFD."""
+        path, out = os.path.join(os.fsencode(tmp_path), b"played\xff.jsonl"), tmp_path / "page.html"
+        with open(path, "w") as f:
+            f.write(jsonl(self.deals[:1]))
+        proc = subprocess.run([sys.executable, "-m", "solver.cli", "analyze", path, "--html", str(out)],
+                              capture_output=True, cwd=PROJECT, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert f"Play analysis: {tmp_path}/played\ufffd.jsonl" in out.read_text(encoding="utf-8")
+
     def test_a_report_that_cannot_be_written_is_refused_before_the_work(self, tmp_path) -> None:
         """A usage error naming --html, with no analysis done and no traceback."""
         for out, problem in [(tmp_path, f"{tmp_path} is a directory"),

@@ -106,7 +106,12 @@ def test_a_line_that_is_not_utf8_is_answered_at_its_index(cluster, tmp_path):
     lines = sorted(read_lines(out), key=lambda line: line["index"])
     check_complete(lines, 51)
     assert lines[40]["error"] == "position: not UTF-8 text (byte 0xFF at character 13)"
+    assert lines[40]["position"] == '{"game": "man\ufffdille"}\n'   # text a strict JSON reader takes
+    assert "\\udcff" not in out.read_text(encoding="utf-8")
     assert [json.dumps(line["position"]) for line in lines[:40] + lines[41:]] == items
+    # a rerun finds every line answered: it reads the kept line as the input's line
+    assert main(["batch", "solve", str(path), "--address", lc.scheduler_address, "-o", str(out), "--mode", "best"]) == 0
+    assert len(read_lines(out)) == 51
 
 
 def test_the_input_file_may_follow_the_options(cluster, tmp_path, capsys):
