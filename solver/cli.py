@@ -138,6 +138,13 @@ def read_stdin_as_utf8() -> None:
         sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
 
 
+def escape_what_stdout_cannot_encode() -> None:
+    """Standard output writes a character its encoding lacks as a backslash escape, as standard
+    error does, rather than stopping the run: the JSON lines are ASCII, only text for people is not."""
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
+
+
 def count_lines(stream: TextIO) -> int | None:
     """Non-blank lines left in a seekable input (None for a pipe)."""
     try:
@@ -503,9 +510,20 @@ def _add_advise(sub: Any) -> None:
     advise.set_defaults(func=cmd_advise)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help, version and usage text fails with OSError when it cannot be
+    written (argparse's own drops the error), so that `main` can say so and exit 1."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            file = file or sys.stderr
+            file.write(message)
+            file.flush()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of `malilla-dd` and its subcommands."""
-    parser = argparse.ArgumentParser(prog="malilla-dd", description=__doc__)
+    parser = _Parser(prog="malilla-dd", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_legal(sub)
@@ -555,8 +573,15 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     read_stdin_as_utf8()
+    escape_what_stdout_cannot_encode()
     top = build_parser()
-    args, extra = top.parse_known_args(argv)
+    try:
+        args, extra = top.parse_known_args(argv)
+    except BrokenPipeError:
+        return 0
+    except OSError as e:   # --help or --version to an output that cannot be written
+        print(f"{top.prog}: {os_failure(e)}", file=sys.stderr)
+        return 1
     parser: argparse.ArgumentParser = args.command_parser
     if args.command == "batch" and args.input is None and len(extra) == 1 and (extra[0] == "-" or
                                                                                not extra[0].startswith("-")):

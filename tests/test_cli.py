@@ -333,6 +333,14 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
         (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
 
 
+@pytest.mark.parametrize("command", [["--version"], ["--help"], ["solve", "--help"]])
+def test_help_or_version_that_cannot_be_written_is_exit_1(command):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=PROJECT, timeout=60)
+    assert (proc.returncode, proc.stderr) == (1, "malilla-dd: standard output: No space left on device\n")
+
+
 def test_a_report_that_cannot_be_written_names_its_file_and_exits_1():
     proc = run("analyze", "--html", "/dev/full", stdin="")
     assert (proc.returncode, proc.stderr) == (1, "malilla-dd analyze: /dev/full: No space left on device\n")
@@ -354,3 +362,14 @@ def test_a_count_that_every_line_would_refuse_is_a_usage_error(command, option, 
     proc = run(command, *option, stdin="{}\n")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines()[-1] == f"malilla-dd {command}: error: {message}"
+
+
+def test_text_that_standard_output_cannot_encode_is_escaped_and_the_run_goes_on():
+    """The error of a line quoting a character ASCII lacks, in the readable form on an ASCII
+    output: escaped, as standard error escapes it, and the next line is answered."""
+    good = json.dumps(load_vectors("endgames3")[0])
+    proc = subprocess.run([sys.executable, "-m", "solver.cli", "solve", "--pretty"], input='{"game": "\u00e9"}\n' + good,
+                          capture_output=True, text=True, encoding="utf-8", cwd=PROJECT, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 0, proc.stderr
+    assert "unknown game '\\xe9'" in proc.stdout and "Line: " in proc.stdout   # and the next line's answer
