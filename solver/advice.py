@@ -57,6 +57,7 @@ from . import _core
 from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
                     parse_seat, sort_key)
 from .checks import check_whole
+from .deal import seeded
 from .position import (IllegalPlay, Position, PositionError, _card_texts, _cards_field, game_profile,
                        json_object, read_dealer)
 from .profiles import Profile
@@ -536,9 +537,9 @@ def advice_steps(view: View | dict[str, Any] | str | bytes, samples: int = 100, 
 
 def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,
                   max_attempts: int | None, timeout: float | None) -> Iterator[Advice | None]:
-    rng = random.Random(seed)
+    rng = seeded(seed)
     layouts = count_layouts(view)
-    legal, _, _ = view.position(sample_layout(view, random.Random(seed))).legal_mask()
+    legal, _, _ = view.position(sample_layout(view, seeded(seed))).legal_mask()
     tallies = {card_name(c, view.profile): _Tally() for c in cards_of(legal)}
     limit = max_attempts if max_attempts is not None else 100 * samples
     attempts = rejected = 0
@@ -599,7 +600,7 @@ def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int 
     check_whole("seed", seed)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
-    rng = random.Random(seed)
+    rng = seeded(seed)
     out: list[tuple[int, int, int, int]] = []
     limit = max_attempts if max_attempts is not None else 100 * count
     for _ in range(limit):

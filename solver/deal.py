@@ -79,8 +79,14 @@ class Deal:
         return obj
 
 
+def seeded(seed: int) -> random.Random:
+    """The random stream of `seed`: ``random.Random(seed)``, but a negative seed has a stream of
+    its own (Random would use its absolute value)."""
+    return random.Random(seed if seed >= 0 else f"negative seed {seed}")
+
+
 def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None = None) -> Deal:
-    """Shuffle the profile's deck (a `Profile` or a game's name) with ``random.Random(seed)`` and deal it.
+    """Shuffle the profile's deck (a `Profile` or a game's name) with ``seeded(seed)`` and deal it.
 
     Packets of ``profile.packets`` (repeated) go to each seat in the playing
     direction, starting with the seat after the dealer, so the dealer gets the
@@ -99,7 +105,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
         trump = parse_trump(profile, trump)
     n = profile.cards_per_hand
     pack = cards.deck(profile)
-    rng = random.Random(seed)
+    rng = seeded(seed)
     rng.shuffle(pack)
 
     order = [profile.seat_after(dealer, k) for k in range(1, 5)]  # the dealer comes last

@@ -49,14 +49,13 @@ along the line (``tags_of``):
   no trump) while holding a non-trump seven (Malilla's top card), kept it, and
   the solving side later won the trick holding that seven.
 
-Everything is deterministic for a seed: one ``random.Random(seed)`` draws the
+Everything is deterministic for a seed: one ``deal.seeded(seed)`` stream draws the
 deals, the dealers and the number of tricks left, and the play to it.
 """
 from __future__ import annotations
 
 import json
 import math
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +64,7 @@ from . import _core
 from .analysis import PlayedDeal, play_card
 from .cards import SEATS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
-from .deal import deal
+from .deal import deal, seeded
 from .position import Position
 from .profiles import LONGEST_DEAL, Profile, as_profile
 from .quoting import quoted
@@ -344,7 +343,7 @@ def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks:
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
               solver: Solver, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
     node_solver = Solver(NODE_MEMORY)
-    rng = random.Random(seed)
+    rng = seeded(seed)
     found = attempts = 0
     while found < count and attempts < limit:
         attempts += 1

@@ -286,3 +286,10 @@ class TestDealIsFrozen:
         assert isinstance(d, Deal)
         with pytest.raises(dataclasses.FrozenInstanceError):
             d.trump = "H"
+
+
+@pytest.mark.parametrize("game", ["malilla", "manille"])
+def test_a_negative_seed_deals_its_own_deal(game):
+    """random.Random would take its absolute value: -3 would deal seed 3's cards."""
+    assert deal(game, -3).hands != deal(game, 3).hands
+    assert deal(game, -3) == deal(game, -3)
