@@ -54,12 +54,11 @@ from functools import cached_property
 from typing import Any
 
 from . import _core
-from .cards import (SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card,
-                    parse_seat, sort_key)
+from .cards import SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card, sort_key
 from .checks import check_whole
 from .deal import seeded
 from .position import (IllegalPlay, Position, PositionError, _card_texts, _cards_field, game_profile,
-                       json_object, read_dealer)
+                       json_object, read_dealer, read_seat)
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
@@ -127,12 +126,7 @@ class View:
         obj = json_object(obj, "view", VIEW_KEYS)
         profile = game_profile(obj)
         trump = Position._read_trump(obj.get("trump"), profile)
-        seats = {}
-        for name in ("seat", "leader"):
-            try:
-                seats[name] = parse_seat(obj.get(name))
-            except CardError as e:
-                raise PositionError(name, str(e)) from None
+        seats = {name: read_seat(obj.get(name), name) for name in ("seat", "leader")}
         hand_texts = _card_texts(obj.get("hand", ""), "hand", profile)
         if len(hand_texts) > profile.deck_size:
             raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "

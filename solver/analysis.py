@@ -22,7 +22,7 @@ from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card
 from .checks import check_whole
-from .position import IllegalPlay, Position, PositionError, json_object, read_dealer
+from .position import IllegalPlay, Position, PositionError, json_object, read_dealer, read_shown
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -101,7 +101,7 @@ class PlayedDeal:
     def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
         """Read a played deal; a malformed one raises `PositionError` naming the field."""
         obj = json_object(obj, "deal")
-        start = _deal_start(Position.from_json({k: v for k, v in obj.items() if k != "play"}))
+        start = _deal_start(Position.from_json({k: v for k, v in obj.items() if k not in ("play", "shown")}))
         profile = start.profile
         dealer = read_dealer(obj.get("dealer"), start.leader, profile)
         if dealer is None:
@@ -134,17 +134,10 @@ class PlayedDeal:
     def read_shown(value: Any, start: Position, dealer: int | None, trump_known: bool = True) -> str | None:
         """The dealer's shown card (None if not given): a card of the dealer's hand (when the
         dealer is known) whose suit is the trump (when it is known)."""
-        if value is None:
+        card = read_shown(value, start.profile)
+        if card is None:
             return None
         profile = start.profile
-        if not profile.dealer_bonus:
-            raise PositionError("shown", f"{profile.name} has no dealer's bonus and no shown card")
-        if not isinstance(value, str):
-            raise PositionError("shown", "expected a card string")
-        try:
-            card = parse_card(value, profile)
-        except CardError as e:
-            raise PositionError("shown", str(e)) from None
         name = card_name(card, profile)
         if dealer is not None and not start.hands[dealer] >> card & 1:
             raise PositionError("shown", f"{name} is not in the dealer {SEATS[dealer]}'s hand")

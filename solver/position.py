@@ -133,19 +133,39 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
     return obj
 
 
+def read_seat(value: Any, field: str) -> int:
+    """A seat field (N E S W), or `PositionError` naming `field`."""
+    try:
+        return parse_seat(value)
+    except CardError as e:
+        raise PositionError(field, str(e)) from None
+
+
 def read_dealer(value: Any, leader: int | None, profile: Profile) -> int | None:
     """The `dealer` field of a deal's start: None when not given, else a seat, which must sit
     before the first leader `leader` (when that is known)."""
     if value is None:
         return None
-    try:
-        dealer = parse_seat(value)
-    except CardError as e:
-        raise PositionError("dealer", str(e)) from None
+    dealer = read_seat(value, "dealer")
     if leader is not None and profile.seat_after(dealer) != leader:
         raise PositionError("dealer", f"{SEATS[dealer]} deals, so {SEATS[profile.seat_after(dealer)]} leads the "
                             f"first trick, not {SEATS[leader]}")
     return dealer
+
+
+def read_shown(value: Any, profile: Profile) -> int | None:
+    """The `shown` field, the dealer's shown card of a game with a dealer's bonus: None when not
+    given, else a card of the deck."""
+    if value is None:
+        return None
+    if not profile.dealer_bonus:
+        raise PositionError("shown", f"{profile.name} has no dealer's bonus and no shown card")
+    if not isinstance(value, str):
+        raise PositionError("shown", "expected a card string")
+    try:
+        return parse_card(value, profile)
+    except CardError as e:
+        raise PositionError("shown", str(e)) from None
 
 
 def check_history_length(count: int, profile: Profile) -> None:
@@ -254,10 +274,7 @@ class Position:
         hands = cls._read_hands(obj.get("hands"), profile, strict)
         if obj.get("leader") is None:
             raise PositionError("leader", "missing: the seat that leads the trick (N E S W)")
-        try:
-            leader = parse_seat(obj["leader"])
-        except CardError as e:
-            raise PositionError("leader", str(e)) from None
+        leader = read_seat(obj["leader"], "leader")
         trick_raw = obj.get("trick", [])
         if not isinstance(trick_raw, list) or not all(isinstance(card, str) for card in trick_raw):
             raise PositionError("trick", "expected a list of card strings")
@@ -290,15 +307,16 @@ class Position:
             pos = pos._with_history(history)
         pos._check_trick()
         if "to_move" in obj and obj["to_move"] is not None:
-            try:
-                to_move = parse_seat(obj["to_move"])
-            except CardError as e:
-                raise PositionError("to_move", str(e)) from None
+            to_move = read_seat(obj["to_move"], "to_move")
             if to_move != pos.to_move:
                 raise PositionError("to_move", f"is {SEATS[to_move]}, but the leader and trick make it "
                                     f"{SEATS[pos.to_move]}")
         if not any(masks) and not trick:
             raise PositionError("hands", "every hand is empty: nothing is left to play")
+        # the search has no use for them (a deal's analysis and table read them against its start),
+        # but one that is no seat or no card is refused rather than passed over
+        read_dealer(obj.get("dealer"), None, profile)
+        read_shown(obj.get("shown"), profile)
         return pos
 
     @staticmethod

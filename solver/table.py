@@ -19,7 +19,7 @@ from typing import Any
 from .analysis import PlayedDeal, perfect_score, side_pair
 from .cards import SEATS, SUITS, check_seat
 from .deal import trump_choices
-from .position import Position, PositionError, json_object, read_dealer
+from .position import Position, PositionError, json_object, read_dealer, read_seat
 from .profiles import Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES
@@ -272,8 +272,10 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
     leader_given = obj.get("leader") is not None
     if not leader_given:
         obj["leader"] = "N"
-        obj.pop("to_move", None)
-    position = Position.from_json(obj)
+        if obj.get("to_move") is not None:   # it would name the placeholder's seat: checked, then dropped
+            read_seat(obj.pop("to_move"), "to_move")
+    # the dealer and the shown card are read below, against the leader and trump given
+    position = Position.from_json({k: v for k, v in obj.items() if k not in ("dealer", "shown")})
     _check_full_deal(position)
     profile = position.profile
     dealer = read_dealer(obj.get("dealer"), position.leader if leader_given else None, profile)

@@ -767,6 +767,22 @@ class TestMalformedPositions:
         long = {**obj, "x" * 10 ** 6: 1}   # far longer than any key it could be a misspelling of
         assert Position.from_json(long).to_json() == Position.from_json(obj).to_json()
 
+    @pytest.mark.parametrize("game, change, field, problem", [
+        ("malilla", {"dealer": "Q"}, "dealer", "'Q' is not a seat"),
+        ("malilla", {"shown": [1, {}]}, "shown", "expected a card string"),
+        ("malilla", {"shown": "ZZ"}, "shown", "'ZZ' is not a card"),
+        ("manille", {"shown": "7S"}, "shown", "manille has no dealer's bonus and no shown card"),
+    ])
+    def test_a_dealer_or_shown_card_that_is_none_is_refused(self, game, change, field, problem):
+        """The search has no use for them, but they are of the format: passed over, a slip would go
+        unseen until the deal is analysed."""
+        obj = {**{k: v for k, v in played_deal(game, 1).items() if k not in ("play", "shown")}, **change}
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj)
+        assert err.value.field == field and problem in err.value.problem
+        other = {**obj, "dealer": "W", "shown": None}   # a seat, though not the seat before the leader
+        assert Position.from_json(other) == Position.from_json({k: v for k, v in obj.items() if k not in change})
+
     @pytest.mark.parametrize("order", [("Trump", "lead", "histroy"), ("histroy", "Trump", "lead"),
                                        ("lead", "histroy", "Trump")])
     def test_of_several_misspelt_keys_the_first_in_the_line_is_named(self, order):

@@ -202,6 +202,13 @@ class TestInput:
             read_table_input({**obj, **change})
         assert (err.value.field, err.value.problem) == (field, problem)
 
+    def test_a_seat_to_move_without_a_leader_is_checked(self) -> None:
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k not in ("play", "leader")}
+        with pytest.raises(PositionError) as err:
+            read_table_input({**obj, "to_move": "Q"})
+        assert (err.value.field, err.value.problem) == ("to_move", "'Q' is not a seat (N E S W)")
+        assert read_table_input({**obj, "to_move": "S"})[2] == read_table_input(obj)[2]
+
     def test_not_a_full_deal(self) -> None:
         obj = seeded("manille", 3, 2)
         started = Position.from_json(obj)
