@@ -122,9 +122,10 @@ class View:
     """Per seat, the unseen cards it cannot hold (the inferences)."""
 
     @classmethod
-    def from_json(cls, obj: str | bytes | dict[str, Any]) -> View:
+    def from_json(cls, obj: str | bytes | dict[str, Any], profile: Profile | None = None) -> View:
+        """Read and check the view JSON; `profile`: a variant's rules, as `Position.from_json` takes them."""
         obj = json_object(obj, "view", VIEW_KEYS)
-        profile = game_profile(obj)
+        profile = game_profile(obj, profile)
         trump = Position._read_trump(obj.get("trump"), profile)
         seats = {name: read_seat(obj.get(name), name) for name in ("seat", "leader")}
         hand_texts = _card_texts(obj.get("hand", ""), "hand", profile)
@@ -571,9 +572,11 @@ def advise(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: 
     return last
 
 
-def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> dict[str, Any]:
-    """The view JSON of the player to move after `play` from a full deal's position JSON (tests, benchmarks)."""
-    start = Position.from_json({k: v for k, v in deal.items() if k != "play"})
+def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None,
+            profile: Profile | None = None) -> dict[str, Any]:
+    """The view JSON of the player to move after `play` from a full deal's position JSON (`profile`:
+    a variant's rules)."""
+    start = Position.from_json({k: v for k, v in deal.items() if k != "play"}, profile=profile)
     pos = start
     for c in play:
         pos = pos.play(c)
@@ -584,7 +587,6 @@ def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None) -> d
         out["shown"] = deal["shown"]
         out["dealer"] = deal.get("dealer") or SEATS[start.profile.seat_after(start.leader, -1)]
     return out
-
 
 
 def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int | None = None

@@ -98,10 +98,12 @@ class PlayedDeal:
         return self.start.pending_doubling
 
     @classmethod
-    def from_json(cls, obj: str | bytes | dict[str, Any]) -> PlayedDeal:
-        """Read a played deal; a malformed one raises `PositionError` naming the field."""
+    def from_json(cls, obj: str | bytes | dict[str, Any], profile: Profile | None = None) -> PlayedDeal:
+        """Read a played deal; a malformed one raises `PositionError` naming the field. `profile`:
+        a variant's rules, as `Position.from_json` takes them."""
         obj = json_object(obj, "deal")
-        start = _deal_start(Position.from_json({k: v for k, v in obj.items() if k not in ("play", "shown")}))
+        start = _deal_start(Position.from_json({k: v for k, v in obj.items() if k not in ("play", "shown")},
+                                               profile=profile))
         profile = start.profile
         dealer = read_dealer(obj.get("dealer"), start.leader, profile)
         if dealer is None:
@@ -157,7 +159,7 @@ class PlayedDeal:
             raise PositionError("dealer", str(e)) from None
         if not isinstance(self.play, tuple) or not all(isinstance(card, str) for card in self.play):
             raise PositionError("play", "expected a tuple of card strings")
-        return PlayedDeal.from_json(self.to_json())
+        return PlayedDeal.from_json(self.to_json(), self.start.profile)
 
     def to_json(self) -> dict[str, Any]:
         out = self.start.to_json()
@@ -488,15 +490,15 @@ def _penalty(profile: Profile, illegal: IllegalCard | None, notes: list[str]) ->
 def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
                    timeout: float | None) -> list[CardAnalysis]:
     """The cards with their single-dummy verdicts (forced cards get none: there was no choice)."""
-    from .advice import advise, verdict, view_of
+    from .advice import View, advise, verdict, view_of
 
-    start = deal.to_json()
+    start, profile = deal.to_json(), deal.start.profile
     out = []
     for c in cards:
         if c.forced:
             out.append(c)
             continue
-        view = view_of(start, list(deal.play[:c.index]))
+        view = View.from_json(view_of(start, list(deal.play[:c.index]), profile=profile), profile)
         advice = advise(view, samples, seed * 1000003 + c.index, solver=solver, timeout=timeout)
         out.append(replace(c, single_dummy=verdict(c.card, advice, c.cost)))
     return out

@@ -174,11 +174,16 @@ def check_history_length(count: int, profile: Profile) -> None:
         raise PositionError("history", f"{count} tricks leave nothing to play")
 
 
-def game_profile(obj: dict[str, Any]) -> Profile:
-    """The profile named by the object's `game` field."""
+def game_profile(obj: dict[str, Any], profile: Profile | None = None) -> Profile:
+    """The profile named by the object's `game` field: a shipped one, or `profile` (a variant's
+    rules, which its JSON names by the variant's name)."""
     game = obj.get("game")
     if not isinstance(game, str):
         raise PositionError("game", f"{'missing' if game is None else 'not a string'} (malilla or manille)")
+    if profile is not None:
+        if game.lower() != profile.name.lower():
+            raise PositionError("game", f"{quoted(game)} is not the game of the profile given ({profile.name})")
+        return profile
     try:
         return get_profile(game)
     except ValueError as e:
@@ -259,17 +264,20 @@ class Position:
     # ------------------------------------------------------------ reading
 
     @classmethod
-    def from_json(cls, obj: str | bytes | dict[str, Any], *, strict: bool = True) -> Position:
+    def from_json(cls, obj: str | bytes | dict[str, Any], *, strict: bool = True,
+                  profile: Profile | None = None) -> Position:
         """Read and check the position JSON (a dict or its text).
 
         With ``strict=False`` the hand sizes are not checked against each other
         and the trick: enough to ask which cards are legal, not to solve.
+        `profile` gives the rules of a game that is not shipped (a variant,
+        whose name the JSON's `game` must give).
         """
         obj = json_object(obj)
         if "play" in obj:   # a played deal: its start is not the position the cards lead to
             raise PositionError("play", "a position does not take the cards played: give the position "
                                 "after them (with its `history`), or analyze the played deal")
-        profile = game_profile(obj)
+        profile = game_profile(obj, profile)
         trump = cls._read_trump(obj.get("trump"), profile)
         hands = cls._read_hands(obj.get("hands"), profile, strict)
         if obj.get("leader") is None:

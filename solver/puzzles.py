@@ -348,7 +348,7 @@ def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tric
     while found < count and attempts < limit:
         attempts += 1
         d = deal(profile, rng.randrange(1 << 31), dealer=rng.randrange(4))
-        position = Position.from_json(d.to_position_json())
+        position = Position.from_json(d.to_position_json(), profile=d.profile)
         k = rng.randint(min_tricks, max_tricks)
         while _tricks_left(position) > k or position.trick:
             position = position.play(rng.choice(position.legal_moves()))

@@ -189,7 +189,7 @@ def _variant(position: Position, trump: str, leader: int) -> Position:
     obj = position.to_json()
     obj.update(trump=trump, leader=SEATS[leader], trick=[])
     obj.pop("to_move", None)
-    return Position.from_json(obj)
+    return Position.from_json(obj, profile=position.profile)
 
 
 def _check_full_deal(position: Position) -> None:
@@ -262,6 +262,7 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
     `dealer` when given, else the seat before `leader`; with neither, par is given for
     every dealer.
     """
+    variant = obj.profile if isinstance(obj, Position) else None   # its rules, not those its name ships
     obj = dict(json_object(obj.to_json() if isinstance(obj, Position) else obj))
     if obj.get("play") is not None:   # a played deal: every field checked as the analysis reads it
         PlayedDeal.from_json(obj)
@@ -275,7 +276,7 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
         if obj.get("to_move") is not None:   # it would name the placeholder's seat: checked, then dropped
             read_seat(obj.pop("to_move"), "to_move")
     # the dealer and the shown card are read below, against the leader and trump given
-    position = Position.from_json({k: v for k, v in obj.items() if k not in ("dealer", "shown")})
+    position = Position.from_json({k: v for k, v in obj.items() if k not in ("dealer", "shown")}, profile=variant)
     _check_full_deal(position)
     profile = position.profile
     dealer = read_dealer(obj.get("dealer"), position.leader if leader_given else None, profile)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import random
 
 import pytest
 
-from solver import MALILLA, MANILLE, Position, Solver
+from solver import MALILLA, MANILLE, Position, PositionError, Solver
 from solver.rules import core_rules
 
 
@@ -63,3 +64,36 @@ def test_the_core_refuses_a_deal_worth_more_than_its_table_holds():
     with pytest.raises(ValueError, match="a deal of more than 126 points is not supported"):
         _core.Rules((0, 0, 0, 0, 7, 7, 7, 7, 7, 7), 0, 1, -1, False)
     assert dataclasses.replace(MALILLA, trick_bonus=6).total_points == 120   # the largest bonus it holds
+
+
+@pytest.mark.parametrize("name", ["malilla-no-bonus", MALILLA.name])
+def test_a_variant_keeps_its_rules_through_puzzles_tables_and_analyses(name):
+    """Each reads its positions back from JSON, which names the game: the variant's own rules
+    must come back, not those shipped under its name (nor an unknown-game error)."""
+    from solver.analysis import PlayedDeal, analyze
+    from solver.deal import deal, random_play
+    from solver.puzzles import generate
+    from solver.table import dd_table, table_of
+
+    variant = dataclasses.replace(MALILLA, name=name, trick_bonus=0)
+    (puzzle,) = generate(variant, count=1, seed=1)
+    assert puzzle.position.profile == variant
+    start = Position.from_json(deal(variant, 1).to_position_json(), profile=variant)
+    assert start.profile == variant and start.profile.total_points == 60
+    cell = dd_table(start, Solver(1 << 22)).entry(start.trump, "W")
+    solved = Solver(1 << 22).solve(dataclasses.replace(start, leader=3), mode="best").value
+    assert (cell.total, cell.value) == (60, solved)
+    assert table_of(start, Solver(1 << 22)).entry(start.trump, "W") == cell
+    played = PlayedDeal(start, tuple(random_play(start, random.Random(1), 8)), dealer=0)
+    analysis = analyze(played, Solver(1 << 22), single_dummy=2)
+    assert analysis.cards[0].before == Solver(1 << 22).solve(start).value
+    assert sum(analysis.result.dd_points) == 60
+
+
+def test_a_variant_given_for_another_game_is_refused():
+    variant = dataclasses.replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
+    obj = {"game": "manille", "trump": "H", "hands": {"N": "10S", "E": "AS", "S": "KS", "W": "7H"}, "leader": "N"}
+    with pytest.raises(PositionError) as err:
+        Position.from_json(obj, profile=variant)
+    assert (err.value.field, err.value.problem) == \
+        ("game", "'manille' is not the game of the profile given (malilla-no-bonus)")
