@@ -168,18 +168,22 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
     """Check the options; raises `BadRequest` naming every bad field."""
     violations: list[tuple[str, str]] = []
     game = request.game.lower()   # as every game field, in any case
-    if game not in PROFILES:
+    if not game:   # proto3 reads an unset string as ""
+        violations.append(("game", f"missing ({' or '.join(sorted(PROFILES))})"))
+    elif game not in PROFILES:
         violations.append(("game", f"{quoted(request.game)} is not a game ({' or '.join(sorted(PROFILES))})"))
     if not 1 <= request.count <= MAX_PUZZLES:
         violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
     low = request.min_tricks if request.HasField("min_tricks") else 3
     high = request.max_tricks if request.HasField("max_tricks") else 7
     margin = request.margin if request.HasField("margin") else 3
-    try:   # as `malilla-dd puzzles` checks them
-        check_options(low, high, margin, PROFILES.get(game))
+    try:   # the trick range, as `malilla-dd puzzles` checks it
+        check_options(low, high, 1, PROFILES.get(game))
     except ValueError as e:
         field, _, problem = str(e).partition(": ")
         violations.append((field, problem))
+    if margin < 1:
+        violations.append(("margin", f"{margin} must be at least 1"))
     attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
     if attempts < 1:
         violations.append(("max_attempts", f"{attempts} must be at least 1"))

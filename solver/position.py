@@ -135,6 +135,8 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
 
 def read_seat(value: Any, field: str) -> int:
     """A seat field (N E S W), or `PositionError` naming `field`."""
+    if value is None:
+        raise PositionError(field, "missing (N E S W)")
     try:
         return parse_seat(value)
     except CardError as e:

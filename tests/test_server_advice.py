@@ -49,6 +49,17 @@ def test_bad_views_name_the_field(stub, change, field):
     assert [f for f, _ in violations(e.value)] == [field]
 
 
+@pytest.mark.parametrize("field, words", [("seat", "missing (N E S W)"), ("leader", "missing (N E S W)"),
+                                          ("trump", "missing (S H D C)"), ("game", "missing (malilla or manille)")])
+def test_an_unset_view_field_is_missing(stub, field, words):
+    """proto3 reads an unset string as "", which is no seat, trump or game the client gave."""
+    view = convert.view_message(a_view())
+    view.ClearField(field)
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.Advise(pb.AdviseRequest(view=view, samples=5), timeout=10))
+    assert violations(e.value) == [(f"view.{field}", words)]
+
+
 def test_bad_options_name_the_field(stub):
     with pytest.raises(grpc.RpcError) as e:
         list(stub.Advise(pb.AdviseRequest(view=convert.view_message(a_view()), samples=0, progress_every=0, goal=-1),

@@ -61,12 +61,20 @@ def test_the_attempt_limit_ends_the_stream(stub):
     ({"min_tricks": 5, "max_tricks": 4}, "min_tricks"),
     ({"margin": 0}, "margin"),
     ({"progress_every": 0}, "progress_every"),
+    ({"game": ""}, "game"),   # unset
 ])
 def test_bad_options_name_the_field(stub, fields, field):
     with pytest.raises(grpc.RpcError) as e:
         list(stub.GeneratePuzzles(request(**fields), timeout=10))
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert [f for f, _ in violations(e.value)] == [field]
+
+
+def test_every_bad_option_is_named(stub):
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.GeneratePuzzles(request(game="", min_tricks=0, margin=0), timeout=10))
+    assert violations(e.value) == [("game", "missing (malilla or manille)"), ("min_tricks", "0 must be at least 1"),
+                                   ("margin", "0 must be at least 1")]
 
 
 def test_a_cancelled_stream_frees_the_server(stub, caplog):
