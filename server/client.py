@@ -33,7 +33,7 @@ from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
 from solver.failures import flag_named, os_failure
-from solver.position import Position, PositionError, blank_line
+from solver.position import Position, PositionError, blank_line, json_object
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -111,7 +111,14 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
              request_id: str = "") -> pb.SolveRequest:
-    """The request of options that `_check_options` has passed."""
+    """The request of options that `_check_options` has passed. A position whose `dealer` or
+    `shown` the message has no field for is checked here, since the server never sees them
+    (`PositionError`)."""
+    if not isinstance(position, Position):
+        obj = json_object(position)
+        if obj.get("dealer") is not None or obj.get("shown") is not None:
+            Position.from_json(obj)
+        position = obj
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:

@@ -22,7 +22,8 @@ from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card
 from .checks import check_whole
-from .position import IllegalPlay, Position, PositionError, json_object, read_dealer, read_shown
+from .position import (IllegalPlay, Position, PositionError, _card_texts, json_object, read_dealer,
+                       read_shown)
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -112,12 +113,7 @@ class PlayedDeal:
         raw = obj.get("play")
         if raw is None:
             raise PositionError("play", "missing: the cards in the order played")
-        if isinstance(raw, str):
-            items = raw.split()
-        elif isinstance(raw, list) and all(isinstance(c, str) for c in raw):
-            items = raw
-        else:
-            raise PositionError("play", "expected a list of card strings or a space-separated string")
+        items = _card_texts(raw, "play", profile)
         limit = profile.deck_size
         if len(items) > limit:
             raise PositionError("play", f"{n_cards(len(items))}; a {profile.name} deal has {limit}")

@@ -288,6 +288,10 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
         dealers = (0, 1, 2, 3)
     if obj.get("shown") is not None:   # as a played deal's, as far as the trump and the dealer are known
         PlayedDeal.read_shown(obj["shown"], position, dealers[0] if len(dealers) == 1 else None, trump is not None)
+    if trump is not None and profile.trump_from_dealer_card and len(dealers) == 1 and \
+            not _holds_suit(position.hands[dealers[0]], position.trump):
+        raise PositionError("trump", f"{position.trump}, but the dealer {SEATS[dealers[0]]} holds none: the "
+                            "dealer's shown card, whose suit is trump, goes back to the dealer's hand")
     return position, (position.trump if trump is not None else None), dealers
 
 

@@ -411,3 +411,11 @@ class TestPlayedDealBuiltByHand:
         with pytest.raises(PositionError) as err:
             analyze(replace(deal, **change(deal)), Solver(1 << 22))
         assert err.value.field == field
+
+
+def test_a_play_string_is_split_no_further_than_the_deck():
+    obj = {**played_deal("malilla", 3), "play": "ZZ " * 10 ** 6}
+    with pytest.raises(PositionError) as err:
+        PlayedDeal.from_json(obj)
+    assert (err.value.field, err.value.problem) == ("play", "more than 40 cards; the malilla deck has 40")
+

@@ -273,6 +273,15 @@ class TestSolveStream:
         assert "lone surrogate" in out[2][1].message
         assert out[1][1].values == out[4][1].values == library(POSITIONS[6]).values
 
+    def test_client_solve_many_checks_the_fields_the_request_has_none_for(self, client):
+        """`dealer` and `shown` never reach the server, so the client checks them, in the item's place."""
+        items = [("a", {**POSITIONS[6], "dealer": "X"}), ("b", POSITIONS[6]), ("c", {**POSITIONS[6], "shown": "ZZ"})]
+        out = list(client.solve_many(items))
+        assert [(i, type(a)) for i, a in out] == [("a", StreamError), ("b", type(library(POSITIONS[6]))),
+                                                   ("c", StreamError)]
+        assert out[0][1].violations == [("position.dealer", "'X' is not a seat (N E S W)")]
+        assert out[2][1].violations[0][0] == "position.shown"
+
 
 def bad(position: dict, **changes) -> dict:
     out = {**position, "hands": dict(position["hands"])}

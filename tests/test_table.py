@@ -171,7 +171,7 @@ class TestInput:
         assert table_of(obj, Solver()).to_json() == table_of(start_of(obj).to_json(), Solver()).to_json()
 
     @pytest.mark.parametrize("change, field, problem", [
-        ({"play": 12345}, "play", "expected a list of card strings or a space-separated string"),
+        ({"play": 12345}, "play", "expected a space-separated string or a list of card strings"),
         ({"play": ["ZZ"]}, "play[0]", "'ZZ' is not a card: 'Z' is not a suit"),
         ({"play": "4C 4C"}, "play[1]", "4C appears twice (also in play[0])"),
         ({"shown": 123}, "shown", "expected a card string"),
@@ -254,3 +254,15 @@ def test_malilla_par_weighs_only_the_trumps_the_dealer_could_show():
     assert {c.trump for c in par.choices} == held and set(par.best) <= held
     (manille_par,) = table_of(deal("manille", 68, dealer=0).to_deal_json(), Solver(1 << 22)).par
     assert len(manille_par.choices) == 5   # the dealer names trump: every suit and no-trump
+
+
+def test_a_malilla_trump_the_dealer_could_not_have_shown_is_refused():
+    start = deal("malilla", 68, dealer=0).to_position_json()   # without its shown card
+    assert not any(card.endswith("H") for card in start["hands"]["N"].split())
+    with pytest.raises(PositionError) as err:
+        read_table_input({**start, "trump": "H"})
+    assert (err.value.field, err.value.problem) == \
+        ("trump", "H, but the dealer N holds none: the dealer's shown card, whose suit is trump, goes back to "
+                  "the dealer's hand")
+    read_table_input({k: v for k, v in start.items() if k not in ("dealer", "leader")} | {"trump": "H"})
+
