@@ -122,7 +122,7 @@ class View:
     """Per seat, the unseen cards it cannot hold (the inferences)."""
 
     @classmethod
-    def from_json(cls, obj: str | bytes | dict[str, Any], profile: Profile | None = None) -> View:
+    def from_json(cls, obj: str | bytes | dict[str, Any], *, profile: Profile | str | None = None) -> View:
         """Read and check the view JSON; `profile`: a variant's rules, as `Position.from_json` takes them."""
         obj = json_object(obj, "view", VIEW_KEYS)
         profile = game_profile(obj, profile)
@@ -573,7 +573,7 @@ def advise(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: 
 
 
 def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None,
-            profile: Profile | None = None) -> dict[str, Any]:
+            profile: Profile | str | None = None) -> dict[str, Any]:
     """The view JSON of the player to move after `play` from a full deal's position JSON (`profile`:
     a variant's rules)."""
     start = Position.from_json({k: v for k, v in deal.items() if k != "play"}, profile=profile)

@@ -99,7 +99,7 @@ class PlayedDeal:
         return self.start.pending_doubling
 
     @classmethod
-    def from_json(cls, obj: str | bytes | dict[str, Any], profile: Profile | None = None) -> PlayedDeal:
+    def from_json(cls, obj: str | bytes | dict[str, Any], *, profile: Profile | str | None = None) -> PlayedDeal:
         """Read a played deal; a malformed one raises `PositionError` naming the field. `profile`:
         a variant's rules, as `Position.from_json` takes them."""
         obj = json_object(obj, "deal")
@@ -155,7 +155,7 @@ class PlayedDeal:
             raise PositionError("dealer", str(e)) from None
         if not isinstance(self.play, tuple) or not all(isinstance(card, str) for card in self.play):
             raise PositionError("play", "expected a tuple of card strings")
-        return PlayedDeal.from_json(self.to_json(), self.start.profile)
+        return PlayedDeal.from_json(self.to_json(), profile=self.start.profile)
 
     def to_json(self) -> dict[str, Any]:
         out = self.start.to_json()
@@ -494,7 +494,7 @@ def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, se
         if c.forced:
             out.append(c)
             continue
-        view = View.from_json(view_of(start, list(deal.play[:c.index]), profile=profile), profile)
+        view = View.from_json(view_of(start, list(deal.play[:c.index]), profile=profile), profile=profile)
         advice = advise(view, samples, seed * 1000003 + c.index, solver=solver, timeout=timeout)
         out.append(replace(c, single_dummy=verdict(c.card, advice, c.cost)))
     return out

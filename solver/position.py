@@ -22,7 +22,7 @@ from typing import Any
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
                     is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, partners)
-from .profiles import Profile, get_profile
+from .profiles import Profile, as_profile, get_profile
 from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
 
@@ -176,13 +176,17 @@ def check_history_length(count: int, profile: Profile) -> None:
         raise PositionError("history", f"{count} tricks leave nothing to play")
 
 
-def game_profile(obj: dict[str, Any], profile: Profile | None = None) -> Profile:
+def game_profile(obj: dict[str, Any], profile: Profile | str | None = None) -> Profile:
     """The profile named by the object's `game` field: a shipped one, or `profile` (a variant's
-    rules, which its JSON names by the variant's name)."""
+    rules, which its JSON names by the variant's name; or a shipped game's name)."""
     game = obj.get("game")
     if not isinstance(game, str):
         raise PositionError("game", f"{'missing' if game is None else 'not a string'} (malilla or manille)")
     if profile is not None:
+        try:
+            profile = as_profile(profile)
+        except ValueError as e:
+            raise ValueError(f"profile: {e}") from None
         if game.lower() != profile.name.lower():
             raise PositionError("game", f"{quoted(game)} is not the game of the profile given ({profile.name})")
         return profile
@@ -252,22 +256,23 @@ class Position:
     """Manille: the previous deal was tied, so this one's deal score counts double."""
 
     def __post_init__(self) -> None:
-        """A position whose hands and trick hold the whole deck has completed no trick: its
-        history is known to be empty, however it was built."""
+        """A position whose hands and trick hold the whole deck, with no suit led but the trick's,
+        has completed no trick: its history is known to be empty, however it was built."""
         if self.history is not None:
             return
         try:
             whole_deck = sum(h.bit_count() for h in self.hands) + len(self.trick) == self.profile.deck_size
+            first_led = 1 << (self.trick[0] >> 4) if self.trick and self.profile.protected_rank is not None else 0
         except (AttributeError, TypeError):   # malformed fields: `check` names them
             return
-        if whole_deck:
+        if whole_deck and self.led == first_led:   # suits led before would contradict an empty history
             object.__setattr__(self, "history", ())
 
     # ------------------------------------------------------------ reading
 
     @classmethod
     def from_json(cls, obj: str | bytes | dict[str, Any], *, strict: bool = True,
-                  profile: Profile | None = None) -> Position:
+                  profile: Profile | str | None = None) -> Position:
         """Read and check the position JSON (a dict or its text).
 
         With ``strict=False`` the hand sizes are not checked against each other
@@ -312,7 +317,8 @@ class Position:
             pos.check_sizes()
         if strict and history is None and pos.tricks_played == 0:
             history = []
-        pos = replace(pos, led=pos._read_led(obj.get("led_suits"), history))
+        # read afresh: whether a whole deck's history is known to be empty depends on the suits led
+        pos = replace(pos, led=pos._read_led(obj.get("led_suits"), history), history=None)
         if history is not None:
             pos = pos._with_history(history)
         pos._check_trick()

@@ -996,6 +996,8 @@ class TestPositionBuiltByHand:
         for _ in range(4):
             later = later.play(later.legal_moves()[0])
         assert replace(later, history=None).history is None   # a trick completed: its cards are unknown
+        contradicted = Position.from_json({**obj, "led_suits": "SH"}, strict=False) if game == "malilla" else None
+        assert contradicted is None or contradicted.history is None   # suits led before: not a deal start
 
     @pytest.mark.parametrize("fields, field, problem", [
         (dict(hands=(1, 1, 1, 1)), "hands.E", "7S appears twice"),

@@ -90,6 +90,13 @@ def test_a_variant_keeps_its_rules_through_puzzles_tables_and_analyses(name):
     assert sum(analysis.result.dd_points) == 60
 
 
+def test_a_profile_may_be_given_by_a_shipped_game_s_name():
+    obj = {"game": "Manille", "trump": "H", "hands": {"N": "10S", "E": "AS", "S": "KS", "W": "7H"}, "leader": "N"}
+    assert Position.from_json(obj, profile="manille") == Position.from_json(obj)
+    with pytest.raises(ValueError, match="^profile: unknown game 'whist'"):
+        Position.from_json(obj, profile="whist")
+
+
 def test_a_variant_given_for_another_game_is_refused():
     variant = dataclasses.replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
     obj = {"game": "manille", "trump": "H", "hands": {"N": "10S", "E": "AS", "S": "KS", "W": "7H"}, "leader": "N"}
