@@ -44,8 +44,8 @@ from .config import check_token
 
 __all__ = ["Client", "RemoteError", "InvalidRequest", "StreamError", "field_violations", "holds_certificates"]
 
-PositionLike = Position | dict[str, Any] | str
-PlayedDealLike = PlayedDeal | dict[str, Any] | str
+PositionLike = Position | dict[str, Any] | str | bytes
+PlayedDealLike = PlayedDeal | dict[str, Any] | str | bytes
 
 
 def field_violations(error: grpc.RpcError) -> list[tuple[str, str]]:
@@ -254,7 +254,7 @@ class Client:
         request = pb.TableRequest(deal=convert.deal_message(deal))
         return convert.table_json(self._call(self.stub.Table, request, timeout).table)
 
-    def advise(self, view: dict[str, Any] | str, samples: int = 100, seed: int = 0, goal: int | None = None,
+    def advise(self, view: dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the
         partial advice JSON every `progress_every` samples, then the final one (``done``)."""

@@ -120,7 +120,7 @@ def _set_hands(msg: pb.Hands, hands: Any) -> None:
                 setattr(msg, seat.lower(), _cards_text(upper[seat]))
 
 
-def position_message(position: Position | dict[str, Any] | str) -> pb.Position:
+def position_message(position: Position | dict[str, Any] | str | bytes) -> pb.Position:
     """A `Position` message from a `Position`, the position JSON, or its text.
 
     The values are copied as they are (the server checks them).
@@ -214,7 +214,7 @@ def played_deal_dict(msg: pb.PlayedDeal) -> dict[str, Any]:
     return obj
 
 
-def played_deal_message(deal: PlayedDeal | dict[str, Any] | str) -> pb.PlayedDeal:
+def played_deal_message(deal: PlayedDeal | dict[str, Any] | str | bytes) -> pb.PlayedDeal:
     """A `PlayedDeal` message from a `PlayedDeal`, the played-deal JSON, or its text (values copied as
     they are: the server checks them; `play` may be a list or a space-separated string)."""
     obj = deal.to_json() if isinstance(deal, PlayedDeal) else json_object(deal, "deal")
@@ -240,7 +240,7 @@ def deal_dict(msg: pb.Deal) -> dict[str, Any]:
     return obj
 
 
-def deal_message(deal: Position | dict[str, Any] | str) -> pb.Deal:
+def deal_message(deal: Position | dict[str, Any] | str | bytes) -> pb.Deal:
     """A `Deal` message from a `Position` at the start of a deal, the table input JSON, or its text."""
     obj = deal.to_json() if isinstance(deal, Position) else json_object(deal, "deal")
     msg = pb.Deal(game=_field(obj, "game"), pending_doubling=obj.get("pending_doubling") is True)
@@ -421,7 +421,7 @@ def view_dict(msg: pb.View) -> dict[str, Any]:
     return obj
 
 
-def view_message(view: dict[str, Any] | str) -> pb.View:
+def view_message(view: dict[str, Any] | str | bytes) -> pb.View:
     """A `View` message from the view JSON or its text (values copied as they are)."""
     obj = json_object(view, "view", VIEW_KEYS)
     msg = pb.View(game=_field(obj, "game"), trump=_field(obj, "trump"), seat=_field(obj, "seat"),

@@ -429,7 +429,8 @@ class CardAdvice:
 
 @dataclass(frozen=True)
 class Advice:
-    """Advice after `samples` layouts: the legal cards, best mean first."""
+    """Advice after `samples` layouts: the legal cards, best first (by mean, or with a goal by how
+    often they reach it, then by mean)."""
 
     seat: str
     samples: int

@@ -50,7 +50,7 @@ def _pair(value: tuple[int, int], what: str) -> tuple[int, int]:
 def deal_multiplier(profile: Profile | str, trump: str, pending_doubling: bool = False, capot: bool = False) -> int:
     """The product of the factors in force: no-trump, a pending doubling, a capot."""
     profile = as_profile(profile)
-    multiplier = profile.no_trump_multiplier if trump == cards.NO_TRUMP else 1
+    multiplier = profile.no_trump_multiplier if parse_trump(profile, trump) == cards.NO_TRUMP else 1
     if pending_doubling and profile.tie_doubles_next:
         multiplier *= 2
     if capot:

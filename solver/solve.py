@@ -103,8 +103,9 @@ class Solution:
     `value` is in the objective's unit: points from the remaining play (the
     trick in progress included), or the signed deal score. In "target" mode
     `reached` answers the question and `cards` holds the card that does it.
-    Two solutions are equal when their answers are: `nodes`, the search's
-    effort, depends on what the solver's table held and is not compared.
+    Two solutions are equal when their answers and lines are: `nodes`, the
+    search's effort, depends on what the solver's table held and is not
+    compared (and where several lines are optimal, so can the line).
     """
 
     value: int | None

@@ -368,8 +368,9 @@ def test_text_that_standard_output_cannot_encode_is_escaped_and_the_run_goes_on(
     """The error of a line quoting a character ASCII lacks, in the readable form on an ASCII
     output: escaped, as standard error escapes it, and the next line is answered."""
     good = json.dumps(load_vectors("endgames3")[0])
-    proc = subprocess.run([sys.executable, "-m", "solver.cli", "solve", "--pretty"], input='{"game": "\u00e9"}\n' + good,
-                          capture_output=True, text=True, encoding="utf-8", cwd=PROJECT, timeout=120,
+    proc = subprocess.run([sys.executable, "-m", "solver.cli", "solve", "--pretty"],
+                          input='{"game": "\u00e9"}\n' + good, capture_output=True, text=True, encoding="utf-8",
+                          cwd=PROJECT, timeout=120,
                           env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert proc.returncode == 0, proc.stderr
     assert "unknown game '\\xe9'" in proc.stdout and "Line: " in proc.stdout   # and the next line's answer

@@ -442,3 +442,12 @@ def test_a_game_is_given_by_its_profile_or_its_name(name, profile):
     assert Match(name).profile is profile
     with pytest.raises(ValueError, match="unknown game 'whist'"):
         Match("whist")
+
+
+def test_a_trump_is_read_in_any_case_and_a_bad_one_is_refused():
+    from solver.scoring import deal_multiplier, side_score
+    assert deal_multiplier("manille", "nt") == deal_multiplier(MANILLE, "NT") == 2
+    assert side_score("manille", 40, False, "nt") == 20
+    with pytest.raises(ValueError, match="'bogus' is not a trump"):
+        deal_multiplier(MANILLE, "bogus")
+
