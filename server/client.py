@@ -32,7 +32,7 @@ from grpc_status import rpc_status
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
-from solver.failures import flag_named, os_failure
+from solver.failures import ArgumentParser, flag_named, os_failure, parse
 from solver.position import Position, PositionError, blank_line, json_object
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     from solver.cli import read_stdin_as_utf8
 
     read_stdin_as_utf8()
-    parser = argparse.ArgumentParser(prog="python -m server.client", description=main.__doc__)
+    parser = ArgumentParser(prog="python -m server.client", description=main.__doc__)
     parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS") or "127.0.0.1:50051",
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN") or None,
                         help="bearer token [env MALILLA_DD_TOKEN]")
     parser.add_argument("--ca", type=argparse.FileType("rb"), help="PEM file of the certificate authority: use TLS")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
     for flag, given, command in (("--mode", args.mode is not None, "solve"),

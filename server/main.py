@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from solver import __version__
+from solver.failures import ArgumentParser, parse
 from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
@@ -206,7 +207,7 @@ def serve(config: Config) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m server", description="The malilla-dd gRPC service.")
+    parser = ArgumentParser(prog="python -m server", description="The malilla-dd gRPC service.")
     add_arguments(parser)
     return parser
 
@@ -221,4 +222,4 @@ def run_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    return run_args(parser.parse_args(argv), parser)
+    return run_args(parse(parser, argv), parser)

@@ -15,7 +15,7 @@ from . import __version__
 from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
-from .failures import flag_named, os_failure, write_file
+from .failures import ArgumentParser, flag_named, os_failure, parse_known, write_file
 from .position import Position, blank_line, without_surrogates
 from .profiles import PROFILES, get_profile
 from .quoting import quoted
@@ -510,20 +510,9 @@ def _add_advise(sub: Any) -> None:
     advise.set_defaults(func=cmd_advise)
 
 
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose help, version and usage text fails with OSError when it cannot be
-    written (argparse's own drops the error), so that `main` can say so and exit 1."""
-
-    def _print_message(self, message: str, file: Any = None) -> None:
-        if message:
-            file = file or sys.stderr
-            file.write(message)
-            file.flush()
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The parser of `malilla-dd` and its subcommands."""
-    parser = _Parser(prog="malilla-dd", description=__doc__)
+    parser = ArgumentParser(prog="malilla-dd", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_legal(sub)
@@ -575,13 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     read_stdin_as_utf8()
     escape_what_stdout_cannot_encode()
     top = build_parser()
-    try:
-        args, extra = top.parse_known_args(argv)
-    except BrokenPipeError:
-        return 0
-    except OSError as e:   # --help or --version to an output that cannot be written
-        print(f"{top.prog}: {os_failure(e)}", file=sys.stderr)
-        return 1
+    args, extra = parse_known(top, argv)
     parser: argparse.ArgumentParser = args.command_parser
     if args.command == "batch" and args.input is None and len(extra) == 1 and (extra[0] == "-" or
                                                                                not extra[0].startswith("-")):

@@ -4,8 +4,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 # the errors of writing to a full or limited device: without a file name, standard output's
 _WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
@@ -43,3 +45,35 @@ def write_file(path: str | Path, text: str) -> None:
     """Write `text` as the whole UTF-8 file `path`; a failure names the file."""
     with writing(path):
         Path(path).write_text(text, encoding="utf-8")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose help, version and usage text fails with OSError when it cannot be
+    written, where argparse's own drops the error (see `parse`)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            file = file or sys.stderr
+            file.write(message)
+            file.flush()
+
+
+def parse_known(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """`parser.parse_known_args(argv)`; help or version text that cannot be written exits 1
+    naming the output (0 for a reader that has gone, as a closed pipe)."""
+    try:
+        return parser.parse_known_args(argv)
+    except BrokenPipeError:
+        raise SystemExit(0) from None
+    except OSError as e:
+        print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """`parser.parse_args(argv)`, with the help and version text of `parse_known`."""
+    args, extra = parse_known(parser, argv)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+

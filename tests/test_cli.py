@@ -333,12 +333,16 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
         (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
 
 
-@pytest.mark.parametrize("command", [["--version"], ["--help"], ["solve", "--help"]])
-def test_help_or_version_that_cannot_be_written_is_exit_1(command):
+@pytest.mark.parametrize("module, command, prog", [
+    ("solver.cli", ["--version"], "malilla-dd"), ("solver.cli", ["--help"], "malilla-dd"),
+    ("solver.cli", ["solve", "--help"], "malilla-dd"), ("server", ["--help"], "python -m server"),
+    ("server.client", ["--help"], "python -m server.client"),
+])
+def test_help_or_version_that_cannot_be_written_is_exit_1(module, command, prog):
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "solver.cli", *command], stdout=full, stderr=subprocess.PIPE,
+        proc = subprocess.run([sys.executable, "-m", module, *command], stdout=full, stderr=subprocess.PIPE,
                               text=True, cwd=PROJECT, timeout=60)
-    assert (proc.returncode, proc.stderr) == (1, "malilla-dd: standard output: No space left on device\n")
+    assert (proc.returncode, proc.stderr) == (1, f"{prog}: standard output: No space left on device\n")
 
 
 def test_a_report_that_cannot_be_written_names_its_file_and_exits_1():
