@@ -33,7 +33,7 @@ from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
 from solver.failures import ArgumentParser, flag_named, os_failure, parse
-from solver.position import Position, PositionError, blank_line, json_object
+from solver.position import Position, PositionError, blank_line
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -111,14 +111,7 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
              request_id: str = "") -> pb.SolveRequest:
-    """The request of options that `_check_options` has passed. A position whose `dealer` or
-    `shown` the message has no field for is checked here, since the server never sees them
-    (`PositionError`)."""
-    if not isinstance(position, Position):
-        obj = json_object(position)
-        if obj.get("dealer") is not None or obj.get("shown") is not None:
-            Position.from_json(obj)
-        position = obj
+    """The request of options that `_check_options` has passed."""
     request = pb.SolveRequest(position=convert.position_message(position), mode=convert.MODES[mode],
                               objective=convert.OBJECTIVES[objective], id=request_id)
     if target is not None:
@@ -195,10 +188,9 @@ class Client:
                    objective: str = "points", target: int | None = None,
                    timeout: float | None = None) -> Iterator[tuple[str, Solution | StreamError]]:
         """(id, position) pairs through one SolveStream call; yields (id, Solution or
-        StreamError) in the same order. An item that the library cannot read as a JSON object (text
-        that is not JSON, or a misspelt key) is answered here, as the server answers an item it
-        refuses. A stream that ends without the answer to an item sent raises `RemoteError`
-        (INTERNAL)."""
+        StreamError) in the same order. An item that the library refuses is answered here, as the
+        server answers an item it refuses. A stream that ends without the answer to an item sent
+        raises `RemoteError` (INTERNAL)."""
         _check_options(mode, objective, target)
         # per item in order: (id, its StreamError) if refused here, (id, None) if sent
         items: queue.SimpleQueue[tuple[str, StreamError | None]] = queue.SimpleQueue()
@@ -206,7 +198,9 @@ class Client:
         def requests() -> Iterator[pb.SolveRequest]:
             for request_id, position in positions:
                 try:
-                    request = _request(position, mode, objective, target, request_id)
+                    # checked here as `solve` checks it: the message has no field for some of the
+                    # JSON's (`dealer`, `shown`, `play`), which the server could then not refuse
+                    request = _request(_checked(position), mode, objective, target, request_id)
                 except PositionError as e:
                     items.put((request_id, StreamError(code_pb2.INVALID_ARGUMENT, str(e),
                                                        [(convert.field_path(e.field), e.problem)])))

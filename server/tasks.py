@@ -165,7 +165,8 @@ MAX_PUZZLES = 1000
 
 
 def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
-    """Check the options; raises `BadRequest` naming every bad field."""
+    """Check the options; raises `BadRequest` naming every bad field (of the trick range, the first
+    that `malilla-dd puzzles` would name)."""
     violations: list[tuple[str, str]] = []
     game = request.game.lower()   # as every game field, in any case
     if not game:   # proto3 reads an unset string as ""

@@ -22,8 +22,8 @@ from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card
 from .checks import check_whole
-from .position import (IllegalPlay, Position, PositionError, _card_texts, json_object, read_dealer,
-                       read_shown)
+from .position import (IllegalPlay, Position, PositionError, _card_texts, check_dealer_holds_trump, json_object,
+                       read_dealer, read_shown)
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -109,6 +109,7 @@ class PlayedDeal:
         dealer = read_dealer(obj.get("dealer"), start.leader, profile)
         if dealer is None:
             dealer = profile.seat_after(start.leader, -1)
+        check_dealer_holds_trump(start, dealer)
         shown = cls.read_shown(obj.get("shown"), start, dealer)
         raw = obj.get("play")
         if raw is None:

@@ -48,12 +48,14 @@ def write_file(path: str | Path, text: str) -> None:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """An ArgumentParser whose help, version and usage text fails with OSError when it cannot be
-    written, where argparse's own drops the error (see `parse`)."""
+    """An ArgumentParser whose help and version text on standard output fails with OSError when it
+    cannot be written, where argparse's own drops the error (see `parse`); a usage error's text
+    on standard error stays best effort, with its exit code 2."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
-        if message:
-            file = file or sys.stderr
+        if file is not sys.stdout:
+            super()._print_message(message, file)
+        elif message:
             file.write(message)
             file.flush()
 

@@ -63,6 +63,11 @@ def without_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def _suits(mask: int) -> str:
+    """The suits of a bit-per-suit mask, as led_suits writes them."""
+    return "".join(s for i, s in enumerate(SUITS) if mask >> i & 1)
+
+
 def _not_json(name: str) -> None:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -168,6 +173,19 @@ def read_shown(value: Any, profile: Profile) -> int | None:
         return parse_card(value, profile)
     except CardError as e:
         raise PositionError("shown", str(e)) from None
+
+
+def holds_suit(hand: int, suit: str) -> bool:
+    """Does the hand (a mask of cards) hold a card of `suit` (``S H D C``)?"""
+    return bool(hand >> (16 * SUITS.index(suit)) & 0xFFFF)
+
+
+def check_dealer_holds_trump(start: Position, dealer: int) -> None:
+    """Where the dealer's shown card fixes trump, the dealer holds a card of the trump at the
+    deal's start (the shown card goes back to the dealer's hand)."""
+    if start.profile.trump_from_dealer_card and not holds_suit(start.hands[dealer], start.trump):
+        raise PositionError("trump", f"{start.trump}, but the dealer {SEATS[dealer]} holds none: the dealer's "
+                            "shown card, whose suit is trump, goes back to the dealer's hand")
 
 
 def check_history_length(count: int, profile: Profile) -> None:
@@ -396,12 +414,17 @@ class Position:
             tricks.append(_cards_field(texts, profile, f"history[{i}]", indexed=True))
         return tricks
 
-    def _read_led(self, value: Any, history: list[list[int]] | None) -> int:
+    def _led_by(self, history: Sequence[Sequence[int]]) -> int:
+        """The suits (bit per suit) that `history` and the trick in progress lead."""
         known = 0
-        for t in history or []:
+        for t in history:
             known |= 1 << (t[0] >> 4)
         if self.trick:
             known |= 1 << (self.trick[0] >> 4)
+        return known
+
+    def _read_led(self, value: Any, history: list[list[int]] | None) -> int:
+        known = self._led_by(history or [])
         if value is not None and not isinstance(value, str):
             raise PositionError("led_suits", "expected a string of suits like 'SH'")
         led = known if value is None else 0
@@ -420,7 +443,7 @@ class Position:
                                 "the suit led to the trick in progress")
         if history is not None and led != known:
             raise PositionError("led_suits", f"{quoted(value)} contradicts the history, which leads "
-                                f"{''.join(s for i, s in enumerate(SUITS) if known >> i & 1) or 'nothing'}")
+                                f"{_suits(known) or 'nothing'}")
         return led
 
     def check(self) -> None:
@@ -483,6 +506,9 @@ class Position:
         if len(history) != self.tricks_played:
             raise PositionError("history", f"{len(history)} tricks, but the hands show "
                                 f"{self.tricks_played} played: the history must go back to the first trick")
+        if self.profile.protected_rank is not None and self.led != self._led_by(history):
+            raise PositionError("led_suits", f"{_suits(self.led) or 'none'} contradicts the history, which leads "
+                                f"{_suits(self._led_by(history)) or 'nothing'}")
         first = self._leaders(history)[0]
         if self.first_leader is not None and self.first_leader != first:
             raise PositionError("first_leader", f"is {SEATS[self.first_leader]}, but the history, played "

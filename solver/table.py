@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
-from .cards import SEATS, SUITS, check_seat
+from .cards import SEATS, check_seat
 from .deal import trump_choices
-from .position import Position, PositionError, json_object, read_dealer, read_seat
+from .position import (Position, PositionError, check_dealer_holds_trump, holds_suit, json_object, read_dealer,
+                       read_seat)
 from .profiles import Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES
@@ -197,11 +198,6 @@ def _check_full_deal(position: Position) -> None:
         raise PositionError(position.played_field, "a table needs a full deal: four full hands and no card played")
 
 
-def _holds_suit(hand: int, suit: str) -> bool:
-    """Does the hand (a mask of cards) hold a card of `suit` (``S H D C``)?"""
-    return bool(hand >> (16 * SUITS.index(suit)) & 0xFFFF)
-
-
 def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
              timeout: float | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
@@ -243,7 +239,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             row[leader] = ns
             entries.append(TableEntry(trump, SEATS[leader], sol.value, ns, total))
         for d in dealers:
-            if profile.trump_from_dealer_card and not _holds_suit(position.hands[d], trump):
+            if profile.trump_from_dealer_card and not holds_suit(position.hands[d], trump):
                 continue   # the dealer's shown card, whose suit is trump, cannot be of it
             leader = profile.seat_after(d)
             start = _variant(position, trump, leader)
@@ -288,10 +284,8 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
         dealers = (0, 1, 2, 3)
     if obj.get("shown") is not None:   # as a played deal's, as far as the trump and the dealer are known
         PlayedDeal.read_shown(obj["shown"], position, dealers[0] if len(dealers) == 1 else None, trump is not None)
-    if trump is not None and profile.trump_from_dealer_card and len(dealers) == 1 and \
-            not _holds_suit(position.hands[dealers[0]], position.trump):
-        raise PositionError("trump", f"{position.trump}, but the dealer {SEATS[dealers[0]]} holds none: the "
-                            "dealer's shown card, whose suit is trump, goes back to the dealer's hand")
+    if trump is not None and len(dealers) == 1:
+        check_dealer_holds_trump(position, dealers[0])
     return position, (position.trump if trump is not None else None), dealers
 
 

@@ -11,6 +11,7 @@ from conftest import load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
 from solver.cards import SEATS, card_points, parse_card
+from solver.deal import deal as dealt
 from solver.scoring import score_deal, side_score
 from solver.solve import Solver
 
@@ -419,3 +420,12 @@ def test_a_play_string_is_split_no_further_than_the_deck():
         PlayedDeal.from_json(obj)
     assert (err.value.field, err.value.problem) == ("play", "more than 40 cards; the malilla deck has 40")
 
+
+
+def test_a_malilla_trump_the_dealer_holds_none_of_is_refused_as_the_table_refuses_it():
+    """The dealer's shown card fixes trump and goes back to the dealer's hand."""
+    start = dealt("malilla", 68, dealer=0).to_position_json()
+    assert not any(card.endswith("H") for card in start["hands"]["N"].split())
+    with pytest.raises(PositionError) as err:
+        PlayedDeal.from_json({**start, "trump": "H", "play": []})
+    assert err.value.field == "trump" and err.value.problem.startswith("H, but the dealer N holds none")

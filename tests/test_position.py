@@ -998,6 +998,9 @@ class TestPositionBuiltByHand:
         assert replace(later, history=None).history is None   # a trick completed: its cards are unknown
         contradicted = Position.from_json({**obj, "led_suits": "SH"}, strict=False) if game == "malilla" else None
         assert contradicted is None or contradicted.history is None   # suits led before: not a deal start
+        if game == "malilla":   # a known history and the suits led must agree, however the position was made
+            with pytest.raises(PositionError, match="^led_suits: SH contradicts the history, which leads nothing$"):
+                replace(read, led=0b11).check()
 
     @pytest.mark.parametrize("fields, field, problem", [
         (dict(hands=(1, 1, 1, 1)), "hands.E", "7S appears twice"),

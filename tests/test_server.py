@@ -274,13 +274,16 @@ class TestSolveStream:
         assert out[1][1].values == out[4][1].values == library(POSITIONS[6]).values
 
     def test_client_solve_many_checks_the_fields_the_request_has_none_for(self, client):
-        """`dealer` and `shown` never reach the server, so the client checks them, in the item's place."""
-        items = [("a", {**POSITIONS[6], "dealer": "X"}), ("b", POSITIONS[6]), ("c", {**POSITIONS[6], "shown": "ZZ"})]
+        """The request has no field for `dealer`, `shown` or `play`, and a bool for `pending_doubling`:
+        the client checks each item as `solve` does, answering a bad one in its place."""
+        items = [("a", {**POSITIONS[6], "dealer": "X"}), ("b", POSITIONS[6]), ("c", {**POSITIONS[6], "shown": "ZZ"}),
+                 ("d", {**POSITIONS[6], "pending_doubling": "yes"}), ("e", {**POSITIONS[6], "play": []})]
         out = list(client.solve_many(items))
         assert [(i, type(a)) for i, a in out] == [("a", StreamError), ("b", type(library(POSITIONS[6]))),
-                                                   ("c", StreamError)]
+                                                   ("c", StreamError), ("d", StreamError), ("e", StreamError)]
         assert out[0][1].violations == [("position.dealer", "'X' is not a seat (N E S W)")]
-        assert out[2][1].violations[0][0] == "position.shown"
+        assert [a.violations[0][0] for _, a in out[2:]] == ["position.shown", "position.pending_doubling",
+                                                           "position.play"]
 
 
 def bad(position: dict, **changes) -> dict:
