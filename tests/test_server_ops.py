@@ -105,8 +105,9 @@ class TestDeadlines:
 
     def test_deadline_passed_while_queued(self, one_worker):
         server, stub = one_worker
-        hard = stub.Solve.future(hard_request(), timeout=1.0)
-        assert wait_until(lambda: busy(server), 0.5)   # the one worker has taken the hard search
+        hard = stub.Solve.future(hard_request(), timeout=0.25)   # below HARD_SECONDS: it runs out
+        # the one worker has taken the hard search, soon enough for the easy one's deadline to pass first
+        assert wait_until(lambda: busy(server), 0.1)
         start = time.monotonic()
         with pytest.raises(grpc.RpcError) as info:
             stub.Solve(solve_request(easy_position()), timeout=0.1)   # behind the hard one
