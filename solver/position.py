@@ -189,9 +189,9 @@ def check_dealer_holds_trump(start: Position, dealer: int) -> None:
 
 
 def check_history_length(count: int, profile: Profile) -> None:
-    """Refuse a history of `count` completed tricks if it leaves nothing of a `profile` deal to play."""
-    if count >= profile.tricks:
-        raise PositionError("history", f"{count} tricks leave nothing to play")
+    """Refuse a history of `count` completed tricks if a `profile` deal has fewer."""
+    if count > profile.tricks:
+        raise PositionError("history", f"{count} tricks; a {profile.name} deal has {profile.tricks}")
 
 
 def game_profile(obj: dict[str, Any], profile: Profile | str | None = None) -> Profile:
@@ -345,7 +345,7 @@ class Position:
             if to_move != pos.to_move:
                 raise PositionError("to_move", f"is {SEATS[to_move]}, but the leader and trick make it "
                                     f"{SEATS[pos.to_move]}")
-        if not any(masks) and not trick:
+        if not any(masks) and not trick and history is None:   # with its history, a deal played out
             raise PositionError("hands", "every hand is empty: nothing is left to play")
         # the search has no use for them (a deal's analysis and table read them against its start),
         # but one that is no seat or no card is refused rather than passed over

@@ -712,7 +712,7 @@ class TestMalformedPositions:
         ({"hands": {"N": "ZZ " * 11, "E": "", "S": "", "W": ""}}, "hands.N", "11 cards; a malilla hand holds at most 10"),
         ({"trick": ["ZZ"] * 10 ** 5}, "trick", "100000 cards; a trick in progress has at most 3"),
         ({"history": [["ZZ"] * 5]}, "history[0]", "5 cards; a completed trick has 4"),
-        ({"history": [["ZZ"]] * 10}, "history", "10 tricks leave nothing to play"),
+        ({"history": [["ZZ"]] * 11}, "history", "11 tricks; a malilla deal has 10"),
         # a string is split no further than the deck's size
         ({"hands": {"N": "ZZ " * 10 ** 6, "E": "", "S": "", "W": ""}}, "hands.N",
          "more than 40 cards; the malilla deck has 40"),
@@ -980,6 +980,20 @@ def test_repr_of_a_position_built_by_hand_does_not_raise():
 
 class TestPositionBuiltByHand:
     """A Position made field by field, not read from JSON, is checked before it is solved."""
+
+    @pytest.mark.parametrize("game", ["malilla", "manille"])
+    def test_a_deal_played_out_reads_back_from_its_json(self, game):
+        """As `play` leaves it: no card is legal, and solving it is refused, since the deal is over."""
+        position = Position.from_json({k: v for k, v in played_deal(game, 2).items() if k != "play"})
+        while not position.is_over:
+            position = position.play(position.legal_moves()[0])
+        read = Position.from_json(position.to_json())
+        assert read == position and read.legal_moves() == [] and read.points_won() == position.points_won()
+        with pytest.raises(PositionError, match="^hands: the deal is over: nothing is left to play$"):
+            Solver(1 << 20).solve(read)
+        empty = {**position.to_json(), "history": None}   # no history: no deal at all
+        with pytest.raises(PositionError, match="^hands: every hand is empty"):
+            Position.from_json(empty)
 
     @pytest.mark.parametrize("game", ["malilla", "manille"])
     def test_a_deal_start_has_an_empty_history_however_it_was_made(self, game):

@@ -319,7 +319,7 @@ class TestBadRequests:
         (dict(to_move="E"), "position.to_move", "is E"),
         (dict(hand_W="KC 5C 3C"), "position.hands", "do not fit"),
         (dict(history=[["AS", "KS"]]), "position.history.tricks[0]", "2 cards; a completed trick has 4"),
-        (dict(history=[[]] * 10 ** 5), "position.history", "100000 tricks leave nothing to play"),
+        (dict(history=[[]] * 10 ** 5), "position.history", "100000 tricks; a malilla deal has 10"),
         (dict(trick=["AS"] * 10 ** 5), "position.trick", "100000 cards; a trick in progress has at most 3"),
     ]
 
