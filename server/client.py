@@ -33,7 +33,7 @@ from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
 from solver.failures import ArgumentParser, flag_named, os_failure, parse
-from solver.position import Position, PositionError, blank_line
+from solver.position import Position, PositionError, blank_line, input_lines
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
 from solver.table import read_table_input
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             status = 0
             answer: dict[str, Any]
-            for line in sys.stdin:
+            for line in input_lines(sys.stdin):
                 if blank_line(line):
                     continue
                 try:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .checks import check_whole
 from .failures import writing
-from .position import Position, blank_line, json_object, read_dealer, without_surrogates
+from .position import Position, blank_line, input_lines, json_object, read_dealer, without_surrogates
 from .profiles import get_profile
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
@@ -368,7 +368,7 @@ def _chunks(items: Iterable[tuple[int, Any]], size: int) -> Iterator[list[tuple[
 
 def _file_items(stream: TextIO) -> Iterator[tuple[int, str]]:
     index = 0
-    for line in stream:
+    for line in input_lines(stream):
         if not blank_line(line):
             yield index, line
             index += 1

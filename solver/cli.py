@@ -16,7 +16,7 @@ from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
 from .failures import ArgumentParser, flag_named, os_failure, parse_known, write_file
-from .position import Position, blank_line, without_surrogates
+from .position import Position, blank_line, input_lines, without_surrogates
 from .profiles import PROFILES, get_profile
 from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory, check_threads,
@@ -30,7 +30,7 @@ def _json_lines(stream: TextIO, answer: Callable[[str], dict[str, Any]],
                 out: TextIO) -> int:
     """Answer each non-blank line; a bad line gets {"error": ...} and the next goes on."""
     errors = 0
-    for line in stream:
+    for line in input_lines(stream):
         if blank_line(line):
             continue
         try:
@@ -89,7 +89,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return sol, time.perf_counter() - start
 
     if args.pretty:
-        for line in args.input:
+        for line in input_lines(args.input):
             if blank_line(line):
                 continue
             try:
@@ -154,7 +154,7 @@ def count_lines(stream: TextIO) -> int | None:
     except (OSError, ValueError):
         return None
     try:
-        return sum(1 for line in stream if not blank_line(line))
+        return sum(1 for line in input_lines(stream) if not blank_line(line))
     except (OSError, ValueError):
         return None
     finally:
@@ -232,7 +232,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     if not args.pretty:
         _json_lines(args.input, lambda line: table_of(line, solver, args.timeout).to_json(), sys.stdout)
         return 0
-    for line in args.input:
+    for line in input_lines(args.input):
         if blank_line(line):
             continue
         try:
@@ -274,7 +274,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
                   "--max-tricks find more", file=sys.stderr)
         return 0
     found = 0
-    for line in args.source:
+    for line in input_lines(args.source):
         if blank_line(line) or found >= args.count:
             continue
         try:
@@ -330,7 +330,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
     solver = Solver(args.memory, args.threads)
     show = args.progress or sys.stderr.isatty()
-    for line in args.input:
+    for line in input_lines(args.input):
         if blank_line(line):
             continue
         bar = None

@@ -14,10 +14,10 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Any
+from typing import Any, TextIO
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
@@ -88,6 +88,8 @@ def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _parse_json(text: str, field: str) -> Any:
     """JSON text's value; text that is not UTF-8, not JSON, NaN and Infinity, or an object that
     gives a key twice raise `PositionError`."""
+    if len(text.removesuffix("\n")) > MAX_LINE:
+        raise PositionError(field, f"more than {MAX_LINE:,} characters, the most a line may hold")
     bad = _SURROGATE.search(text)
     if bad:
         code = ord(bad.group())
@@ -104,6 +106,22 @@ def _parse_json(text: str, field: str) -> Any:
     if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(value, ensure_ascii=False)):
         raise PositionError(field, "a \\u escape spells a lone surrogate, which is not text")
     return value
+
+
+MAX_LINE = 64 << 20
+"""Characters of the longest JSON text read: a position, a played deal or a view takes a few
+hundred, a line of an analysis a few ten thousand."""
+
+
+def input_lines(stream: TextIO) -> Iterator[str]:
+    """The lines of a text input, each read whole up to MAX_LINE characters. A longer line comes cut
+    just past that length, which the JSON readers refuse, and the rest of it is skipped unkept, so
+    that a line with no end (``/dev/zero``) does not fill the memory."""
+    while line := stream.readline(MAX_LINE + 1):
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while (rest := stream.readline(1 << 20)) and not rest.endswith("\n"):
+                pass
+        yield line
 
 
 def blank_line(line: str) -> bool:

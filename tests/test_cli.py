@@ -378,3 +378,16 @@ def test_text_that_standard_output_cannot_encode_is_escaped_and_the_run_goes_on(
                           env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert proc.returncode == 0, proc.stderr
     assert "unknown game '\\xe9'" in proc.stdout and "Line: " in proc.stdout   # and the next line's answer
+
+
+def test_a_line_longer_than_the_most_is_refused_and_the_next_answered(tmp_path):
+    from solver.position import MAX_LINE
+    line = legal_lines(2)[0]
+    good = json.dumps(line)
+    path = tmp_path / "long.jsonl"
+    with open(path, "w") as f:
+        f.write('{"game": "' + "x" * MAX_LINE + '"}\n' + good + "\n")
+    proc = run("legal", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert answers(proc) == [{"error": f"position: more than {MAX_LINE:,} characters, the most a line may hold"},
+                             {"legal": line["legal"]}]

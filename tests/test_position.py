@@ -1110,3 +1110,17 @@ class TestPositionBuiltByHand:
             position.check()
             assert Position(position.profile, position.trump, position.hands, position.leader, position.trick,
                             position.led).legal_moves() == position.legal_moves()
+
+
+def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(monkeypatch):
+    """Its rest is skipped unkept, so that a line with no end does not fill the memory."""
+    import io
+
+    from solver import position as module
+    monkeypatch.setattr(module, "MAX_LINE", 10)
+    lines = list(module.input_lines(io.StringIO("short\n" + "x" * 50 + "\n" + "y" * 9 + "\n" + "z" * 30)))
+    assert lines == ["short\n", "x" * 11, "y" * 9 + "\n", "z" * 11]
+    with pytest.raises(PositionError, match="^position: more than 10 characters, the most a line may hold$"):
+        Position.from_json(lines[1])
+    with pytest.raises(PositionError, match="not valid JSON"):   # within the most: read, and refused as JSON
+        Position.from_json(lines[2])
