@@ -3,9 +3,9 @@ runs its library call on the solver of the worker that takes it (`server.service
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
@@ -132,21 +132,31 @@ class AdviseTask:
         return advice_steps(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
 
 
+T = TypeVar("T")
+
+
+def _read_message(request: Any, name: str, read: Callable[[Any], T], violations: list[tuple[str, str]]) -> T | None:
+    """The request's message field `name` read by the library with `read`; None, with its
+    violation named from the request (``view.hand``, ``deal.play[3]``), when it is missing or refused."""
+    if not request.HasField(name):
+        violations.append((name, "missing"))
+        return None
+    try:
+        return read(getattr(request, name))
+    except PositionError as e:
+        violations.append((convert.field_path(e.field, name), e.problem))
+    except ValueError as e:
+        violations.append((name, str(e)))
+    return None
+
+
 MAX_ADVICE_SAMPLES = 10000
 
 
 def read_advise_request(request: pb.AdviseRequest) -> AdviseTask:
     """Read the view and check the options; raises `BadRequest` naming every bad field."""
     violations: list[tuple[str, str]] = []
-    view = None
-    if not request.HasField("view"):
-        violations.append(("view", "missing"))
-    else:
-        try:
-            view = View.from_json(convert.view_dict(request.view))
-        except ValueError as e:
-            field = convert.field_path(e.field, "view") if isinstance(e, PositionError) else "view"
-            violations.append((field, getattr(e, "problem", str(e))))
+    view = _read_message(request, "view", lambda msg: View.from_json(convert.view_dict(msg)), violations)
     if not 1 <= request.samples <= MAX_ADVICE_SAMPLES:
         violations.append(("samples", f"{request.samples} is not between 1 and {MAX_ADVICE_SAMPLES}"))
     every = request.progress_every if request.HasField("progress_every") else 10
@@ -225,14 +235,8 @@ def read_solve_request(request: pb.SolveRequest) -> SolveTask:
         violations.append(("target", "MODE_TARGET needs a target"))
     elif mode is not None and mode != "target" and target is not None:
         violations.append(("target", "a target goes with MODE_TARGET only"))
-    position = None
-    if not request.HasField("position"):
-        violations.append(("position", "missing"))
-    else:
-        try:
-            position = Position.from_json(convert.position_dict(request.position))
-        except PositionError as e:
-            violations.append((convert.field_path(e.field), e.problem))
+    position = _read_message(request, "position", lambda msg: Position.from_json(convert.position_dict(msg)),
+                             violations)
     if violations:
         raise BadRequest(violations)
     # each was read, or its field is among the violations
@@ -242,21 +246,22 @@ def read_solve_request(request: pb.SolveRequest) -> SolveTask:
 
 def read_analyze_request(request: pb.AnalyzePlayRequest) -> AnalyzeTask:
     """Read the played deal; raises `BadRequest` naming the bad field (``deal.play[3]``)."""
-    if not request.HasField("deal"):
-        raise BadRequest([("deal", "missing")])
-    try:
-        return AnalyzeTask(PlayedDeal.from_json(convert.played_deal_dict(request.deal)))
-    except PositionError as e:
-        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
+    violations: list[tuple[str, str]] = []
+    deal = _read_message(request, "deal", lambda msg: PlayedDeal.from_json(convert.played_deal_dict(msg)),
+                         violations)
+    if deal is None:
+        raise BadRequest(violations)
+    return AnalyzeTask(deal)
 
 
 def read_table_request(request: pb.TableRequest) -> TableTask:
     """Check the deal as `solver.table.read_table_input` does; raises `BadRequest` naming the bad field."""
-    if not request.HasField("deal"):
-        raise BadRequest([("deal", "missing")])
-    deal = convert.deal_dict(request.deal)
-    try:
+    def checked(msg: pb.Deal) -> dict[str, Any]:
+        deal = convert.deal_dict(msg)
         read_table_input(deal)
-    except PositionError as e:
-        raise BadRequest([(convert.field_path(e.field, "deal"), e.problem)]) from None
+        return deal
+    violations: list[tuple[str, str]] = []
+    deal = _read_message(request, "deal", checked, violations)
+    if deal is None:
+        raise BadRequest(violations)
     return TableTask(deal)

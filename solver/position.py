@@ -524,9 +524,10 @@ class Position:
         if len(history) != self.tricks_played:
             raise PositionError("history", f"{len(history)} tricks, but the hands show "
                                 f"{self.tricks_played} played: the history must go back to the first trick")
-        if self.profile.protected_rank is not None and self.led != self._led_by(history):
+        led = self._led_by(history)
+        if self.profile.protected_rank is not None and self.led != led:
             raise PositionError("led_suits", f"{_suits(self.led) or 'none'} contradicts the history, which leads "
-                                f"{_suits(self._led_by(history)) or 'nothing'}")
+                                f"{_suits(led) or 'nothing'}")
         first = self._leaders(history)[0]
         if self.first_leader is not None and self.first_leader != first:
             raise PositionError("first_leader", f"is {SEATS[self.first_leader]}, but the history, played "
