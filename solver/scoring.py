@@ -64,7 +64,13 @@ def side_score(profile: Profile | str, points: int, capot: bool, trump: str, pen
     `capot` says that the winning side took every trick.
     """
     profile = as_profile(profile)
-    excess = points - profile.half
+    rivals = profile.total_points - points
+    if points > profile.half:
+        excess = points - profile.half
+    elif rivals > profile.half:
+        excess = profile.half - rivals
+    else:
+        excess = 0
     return excess * deal_multiplier(profile, trump, pending_doubling, capot)
 
 

@@ -451,3 +451,17 @@ def test_a_trump_is_read_in_any_case_and_a_bad_one_is_refused():
     with pytest.raises(ValueError, match="'bogus' is not a trump"):
         deal_multiplier(MANILLE, "bogus")
 
+
+
+def test_a_deal_of_odd_total_gives_the_losers_minus_what_the_winners_score():
+    """Malilla without its 2s shares out 69 points: no deal is tied, and a side's signed score is what
+    `score_deal` gives it less what it gives the rivals, whichever side it is."""
+    from solver.scoring import side_score
+    variant = dataclasses.replace(MALILLA, name="malilla-36", ranks=MALILLA.ranks[:-1], points=MALILLA.points[:-1],
+                                  cards_per_hand=9)
+    assert variant.total_points == 69
+    for ns in (17, 34, 35, 52):
+        tricks = (4, 5) if ns < 35 else (5, 4)
+        score = score_deal(variant, (ns, 69 - ns), tricks, "S").score
+        assert side_score(variant, ns, False, "S") == score[0] - score[1]
+        assert side_score(variant, 69 - ns, False, "S") == score[1] - score[0]
