@@ -29,11 +29,15 @@ cdef struct RuleFlags:
     uint64_t high           # the cards of the other ranks, at most 24
     int suit_high           # how many of them in a suit
     uint64_t protected_high # the protected cards among the high ones, as `table_key` packs them
+    int unled_key           # 15 where the protected cards are worthless low ones, which the key's
+                            # cards do not tell from others: its suit bits then mark the suits not
+                            # led, where the protected card in play is bound; else 0 (the suits led)
     int quasi               # may the table bound a position by a quasi-symmetric one's entry
     uint16_t slot_diff[4096] # see fill_slot_diff
     uint64_t by_points[8]   # the cards worth 0, 1, ... points
     uint64_t point_bits[3]  # the cards whose points have bit 0, 1, 2 set
     int npoint_classes
+    int monotone            # do a suit's points never rise as its ranks fall?
 
 cdef struct State:
     uint64_t hands[4]       # seat N=0 E=1 S=2 W=3

@@ -104,10 +104,14 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
     r.nlow = 0
     while r.nlow < n and points[r.nlow] == 0:
         r.nlow += 1
+    if 0 < protected_strength < r.nlow - 1:
+        # the key places a protected card among the worthless ones only at the run's bottom or top
+        r.nlow = protected_strength + 1
     r.suit_high = n - r.nlow
     if 4 * r.suit_high > 64 - HOLDER_BITS:
         raise ValueError(f"at most {(64 - HOLDER_BITS) // 4} ranks above the worthless ones are supported")
     r.npoint_classes = max(points_by_strength) + 1
+    r.monotone = all(points[k] <= points[k + 1] for k in range(n - 1))
     if r.npoint_classes > 8:
         raise ValueError("card points above 7 are not supported")
     if 4 * sum(points_by_strength) + n * trick_bonus > MAX_DEAL_POINTS:
@@ -121,6 +125,7 @@ cdef void fill_rules(RuleFlags* r, tuple points_by_strength, int trick_bonus, in
             if k >= r.nlow:
                 r.high |= bit(s * 16 + k)
     r.protected_high = pext64(r.protected, r.high)
+    r.unled_key = 15 if r.protected & ~r.high else 0
     fill_slot_diff(r, points)
     # a quasi-symmetric position's cards play alike but for their points
     # only where the protected card, if any, is the top of its suit; and the

@@ -14,6 +14,10 @@ MAX_CARD_POINTS = 7
 """Points of one card the search core holds."""
 MAX_DEAL_POINTS = 126
 """Points of one deal (cards and trick bonuses) the search core holds: its table keeps bounds in 8 bits."""
+MAX_KEYED_RANKS = 6
+"""Ranks per suit above the worthless bottom ones that the search core's table key holds."""
+FLAGS = ("clockwise", "undertrump_ban", "no_trump_allowed", "tie_doubles_next", "slam_wins_match", "dealer_bonus",
+         "trump_from_dealer_card", "illegal_play_loses_match")
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,15 @@ class Profile:
         def refuse(field: str, problem: str) -> None:
             raise ValueError(f"Profile {self.name}: {field}: {problem}")
 
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"Profile: name: {quoted(self.name)} is not a name")
         if not isinstance(self.ranks, tuple) or not 1 <= len(self.ranks) <= MAX_RANKS or \
-                len(set(self.ranks)) != len(self.ranks) or not all(isinstance(r, str) and r for r in self.ranks):
+                len(set(self.ranks)) != len(self.ranks) or not all(isinstance(r, str) for r in self.ranks):
             refuse("ranks", f"expected 1 to {MAX_RANKS} different rank names, high to low")
+        for rank in self.ranks:
+            if not (1 <= len(rank) <= 2 and rank.isascii() and rank.isalnum() and rank == rank.upper()):
+                refuse("ranks", f"{quoted(rank)} is not a rank name: 1 or 2 upper-case letters or digits, "
+                       "as cards are read (7S, 10D)")
         if not isinstance(self.points, tuple) or len(self.points) != len(self.ranks):
             refuse("points", f"expected a tuple of {len(self.ranks)} values, one per rank")
         for i, points in enumerate(self.points):
@@ -72,6 +82,13 @@ class Profile:
         check_whole(f"Profile {self.name}: trick_bonus", self.trick_bonus, 0)
         if self.protected_rank is not None and self.protected_rank not in self.ranks:
             refuse("protected_rank", f"{quoted(self.protected_rank)} is not one of the ranks")
+        if len(self.ranks) - self._worthless_ranks() > MAX_KEYED_RANKS:
+            refuse("points", f"{len(self.ranks) - self._worthless_ranks()} ranks of a suit stand above its worthless "
+                   f"bottom ones (worth no points, up to a protected one among them); the search holds at most "
+                   f"{MAX_KEYED_RANKS}")
+        for name in FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                refuse(name, f"{quoted(getattr(self, name))} is not True or False")
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")
@@ -84,6 +101,18 @@ class Profile:
             refuse("packets", "expected a tuple of packet sizes")
         for i, size in enumerate(self.packets):
             check_whole(f"Profile {self.name}: packets[{i}]", size, 1)
+
+    def _worthless_ranks(self) -> int:
+        """How many ranks at the bottom of a suit the search keys by their order alone: those worth no
+        points, up to a protected one among them (whose place the key then knows: their top)."""
+        low = 0
+        while low < len(self.points) and self.points[-1 - low] == 0:
+            low += 1
+        if self.protected_rank is not None:
+            protected = len(self.ranks) - 1 - self.ranks.index(self.protected_rank)
+            if 0 < protected < low - 1:
+                low = protected + 1
+        return low
 
     def __repr__(self) -> str:
         return f"<Profile {self.name}>"

@@ -45,6 +45,14 @@ def refusal(seat: int, card: int, legal: int, reason: int, winning: int, trick: 
     return f"{SEATS[seat]} may not play {card_name(card, profile)}: {_explain(reason, legal, winning, trick, profile)}"
 
 
+_NUMBER_WORDS = dict(zip("2 3 4 5 6 7 8 9 10".split(), "two three four five six seven eight nine ten".split()))
+
+
+def _rank_word(rank: str | None) -> str:
+    """A rank as a word where it is a number ("seven"), else as written ("K")."""
+    return _NUMBER_WORDS.get(rank or "", rank or "")
+
+
 def _explain(reason: int, legal: int, winning: int, trick: tuple[int, ...], profile: Profile) -> str:
     """Why only the cards of `legal` may be played, in words."""
     cards = _alternatives(legal, profile)
@@ -60,5 +68,5 @@ def _explain(reason: int, legal: int, winning: int, trick: tuple[int, ...], prof
     if reason == _core.Reason.NO_UNDERTRUMP:
         return f"may not undertrump {win}; play {cards}"
     if reason == _core.Reason.PROTECTED:
-        return f"may not discard the seven of a suit not yet led; play {cards}"
+        return f"may not discard the {_rank_word(profile.protected_rank)} of a suit not yet led; play {cards}"
     return f"may play {cards}"

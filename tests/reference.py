@@ -24,6 +24,7 @@ class Game:
     undertrump_ban: bool            # Manille rule 3
     no_trump: bool                  # NT allowed
     cards_per_hand: int
+    protected_rank: str = "7"       # the rank seven protection protects (a variant may name another)
 
     def rank(self, card: str) -> str:
         return card[:-1]
@@ -142,7 +143,7 @@ def legal(state: State) -> list[str]:
             free -= lower
     if g.seven_protection:
         # Malilla rule 5: a non-trump 7 of a suit never led may not be discarded, unless forced
-        sevens = {c for c in free if g.rank(c) == "7" and suit(c) != trump and suit(c) not in state.led}
+        sevens = {c for c in free if g.rank(c) == g.protected_rank and suit(c) != trump and suit(c) not in state.led}
         if free - sevens:
             free -= sevens
     return sorted(free)

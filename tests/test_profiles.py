@@ -25,10 +25,50 @@ from solver.rules import core_rules
     (dict(capot_multiplier=0), "capot_multiplier: 0 must be at least 1"),
     (dict(packets=()), "packets: expected a tuple of packet sizes"),
     (dict(packets=(3, 0)), r"packets\[1\]: 0 must be at least 1"),
+    (dict(points=(5, 4, 3, 2, 1, 1, 1, 0, 0, 0)), "points: 7 ranks of a suit stand above its worthless bottom ones"),
+    (dict(protected_rank="4"), "points: 7 ranks of a suit stand above its worthless bottom ones"),
+    (dict(ranks=("7", "a", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'a' is not a rank name"),
+    (dict(ranks=("7", "ACE", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'ACE' is not a rank name"),
+    (dict(ranks=("7", "A K", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'A K' is not a rank name"),
+    (dict(clockwise="no"), "clockwise: 'no' is not True or False"),
+    (dict(undertrump_ban=2), "undertrump_ban: 2 is not True or False"),
 ])
 def test_a_profile_the_engine_cannot_play_is_refused(change, message):
     with pytest.raises(ValueError, match=f"^Profile malilla: {message}"):
         dataclasses.replace(MALILLA, **change)
+
+
+def test_a_profile_needs_a_name():
+    with pytest.raises(ValueError, match="^Profile: name: '' is not a name"):
+        dataclasses.replace(MALILLA, name="")
+
+
+def test_a_protected_rank_inside_the_worthless_ones_ends_those_keyed_by_order_alone():
+    """Malilla's 2 (the bottom of its worthless 6 5 4 3 2) or 6 (the top) may be protected; its 4 may
+    not, since the ranks keyed by their order alone would then end at the 4, leaving 7 above."""
+    for rank in ("2", "6"):
+        assert dataclasses.replace(MALILLA, protected_rank=rank).protected_rank == rank
+    with pytest.raises(ValueError, match="points: 7 ranks of a suit stand above"):
+        dataclasses.replace(MALILLA, protected_rank="4")
+
+
+def test_points_that_do_not_fall_with_rank():
+    """A top rank worth nothing: the 10 that South keeps with the ace is no richer, so South gives its
+    partner's winning trick the ace (7 points), and N-S take both tricks, 14 points in all."""
+    variant = dataclasses.replace(MANILLE, name="v3", ranks=("10", "A", "K"), points=(0, 7, 6), trick_bonus=1,
+                                  cards_per_hand=3, clockwise=False)
+    position = Position.from_json(
+        {"game": "v3", "trump": "H", "hands": {"N": "10H AD", "E": "AH KH", "S": "10C AC", "W": "10S KC"},
+         "leader": "N", "trick": [], "history": [["10D", "AS", "KS", "KD"]]}, profile=variant)
+    assert Solver(1 << 20).solve(position).values == {"10H": 14, "AD": 14}
+
+
+def test_a_protected_rank_is_named_in_the_refusal():
+    variant = dataclasses.replace(MANILLE, name="king", protected_rank="K")
+    position = Position.from_json({"game": "king", "trump": "S", "leader": "N", "trick": ["QC"],
+                                   "hands": {"N": "8H", "E": "KD 9H", "S": "8S 9S", "W": "7S 10S"}}, profile=variant)
+    with pytest.raises(PositionError, match="E may not play KD: may not discard the K of a suit not yet led"):
+        position.play("KD")
 
 
 @pytest.mark.parametrize("name", ["variant", MANILLE.name])

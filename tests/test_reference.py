@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import reference as ref
 from conftest import assert_modes_agree
 from solver import IllegalPlay, Position
+from solver.profiles import MALILLA, MANILLE, MAX_KEYED_RANKS, Profile
 from solver.solve import Solver
 
 GAMES = [ref.MALILLA, ref.MANILLE]
@@ -228,6 +229,58 @@ class TestQuasiSymmetry:
             assert min(0, more) <= ref.ns_value(twin) - base <= max(0, more), twin.to_json()
             for s in (state, twin):
                 assert solver.solve(position(s)).values == ref.card_values(s), s.to_json()
+
+
+@st.composite
+def variants(draw) -> tuple[ref.Game, Profile]:
+    """A variant of either deck, as the reference and as a `Profile`: any points on the ranks the
+    search keys (so points may rise as ranks fall), any trick bonus, direction, protected rank and
+    undertrump ban."""
+    base, shipped = draw(st.sampled_from([(ref.MALILLA, MALILLA), (ref.MANILLE, MANILLE)]))
+    n = len(base.ranks)
+    points = tuple(draw(st.integers(0, 7)) for _ in range(MAX_KEYED_RANKS)) + (0,) * (n - MAX_KEYED_RANKS)
+    bonus, clockwise, ban = draw(st.integers(0, 2)), draw(st.booleans()), draw(st.booleans())
+    protected = draw(st.sampled_from((None,) + base.ranks))
+    try:
+        profile = replace(shipped, name=f"variant-{base.name}", points=points, trick_bonus=bonus, clockwise=clockwise,
+                          protected_rank=protected, undertrump_ban=ban)
+    except ValueError:   # a protected rank inside the worthless ones leaves more ranks than the search keys
+        assume(False)
+    game = replace(base, name=profile.name, points=points, trick_bonus=bonus, order="NESW" if clockwise else "NWSE",
+                   seven_protection=protected is not None, undertrump_ban=ban, protected_rank=protected or "7")
+    return game, profile
+
+
+class TestVariantProfiles:
+    """Variants of the rules, built as a `Profile`, against the reference playing the same rules.
+    One solver serves them all, so that no variant's table entries answer another's positions."""
+
+    @settings(max_examples=300, **SETTINGS)
+    @given(data=st.data())
+    def test_every_card_matches_minimax(self, solver, data):
+        game, profile = data.draw(variants())
+        state = data.draw(endgames(game))
+        pos = Position.from_json(state.to_json(), profile=profile)
+        assert pos.legal_moves() == ref.legal(state), state.to_json()
+        expected = ref.card_values(state)
+        assert solver.solve(pos).values == expected, (profile, state.to_json())
+        assert_modes_agree(solver, pos, expected)
+
+    def test_a_protected_worthless_bottom_card_is_told_from_another(self):
+        """Manille protecting its 7, worth nothing: the position with the protected 7C is not answered
+        from the table entries of the one with the free 8C in its place, in either order."""
+        profile = replace(MANILLE, name="manille-seven", protected_rank="7")
+
+        def with_club(club: str) -> Position:
+            return Position.from_json(
+                {"game": "manille-seven", "trump": "S", "leader": "N", "trick": ["10S", "JS", "QS"], "led_suits": "S",
+                 "hands": {"N": "AD 7H", "E": f"{club} AH", "S": "8D 8H", "W": "KS 7D 9H"}}, profile=profile)
+
+        fresh = {club: Solver().solve(with_club(club)).values for club in ("7C", "8C")}
+        assert fresh["7C"] != fresh["8C"]
+        for order in (("7C", "8C"), ("8C", "7C")):
+            solver = Solver()
+            assert {club: solver.solve(with_club(club)).values for club in order} == fresh
 
 
 class TestSearchModes:

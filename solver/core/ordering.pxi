@@ -96,11 +96,24 @@ cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
     return sides
 
 
+cdef int richest_or_poorest(const RuleFlags* r, uint64_t group, bint most) noexcept nogil:
+    """The highest card of `group` with the most points (`most`) or the fewest."""
+    cdef int c, pick = highest(group)
+    group &= ~bit(pick)
+    while group:
+        c = highest(group)
+        group &= ~bit(c)
+        if (r.pts[c] > r.pts[pick]) if most else (r.pts[c] < r.pts[pick]):
+            pick = c
+    return pick
+
+
 cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat) noexcept nogil:
     """Equivalent-card representatives, further reduced: of cards connected
     in rank (no card in play between them) but unequal in points, only the
     richest is searched when the trick surely goes to the mover's side and
-    only the poorest when it surely goes to the rivals. Swapping two such
+    only the poorest when it surely goes to the rivals (the top and the
+    bottom card where points fall with rank). Swapping two such
     cards between now and later changes nothing but where their points go,
     so the choice dominates. Protected cards are left alone (their legality
     differs)."""
@@ -123,9 +136,9 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
             continue
         sides = sides_after(X, top, seat)
         if sides == 1 << (seat & 1):
-            out |= bit(top)
+            out |= bit(top if r.monotone else richest_or_poorest(r, group, 1))
         elif sides == 1 << ((seat & 1) ^ 1):
-            out |= bit(low)
+            out |= bit(low if r.monotone else richest_or_poorest(r, group, 0))
         else:
             plain |= group
     return out | representatives(r, plain, present)

@@ -229,8 +229,8 @@ cdef inline void tt_store(Table* t, const uint64_t* k, uint64_t hash,
 cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexcept nogil:
     """The table key of a trick boundary in two words. k[0]: who holds each
     card in play, as N|E bits in card order (rank order within each suit),
-    how many cards of each suit are in play, the leader, the suits led whose
-    protected card is still in play, and (deal score) tricks won. k[1]: the
+    how many cards of each suit are in play, the leader, the suits led (or,
+    see `unled_key`, not led) whose protected card is still in play, and (deal score) tricks won. k[1]: the
     N|S bits of the same cards, which with the N|E ones fix each card's
     holder, and which cards with points are in play. Positions that differ
     only in which worthless low cards are gone play the same and share a
@@ -242,7 +242,7 @@ cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexce
     cdef int relevant = suits_of(live) & ~(1 << st.trump)
     cdef uint64_t counts = (popcount64(all_cards & suit_bits(0)) | (popcount64(all_cards & suit_bits(1)) << 4)
                             | (popcount64(all_cards & suit_bits(2)) << 8) | (popcount64(all_cards & suit_bits(3)) << 12))
-    cdef uint64_t meta = st.leader | ((st.led & relevant) << 2) | ((st.won if r.capot else 0) << 6)
+    cdef uint64_t meta = st.leader | (((st.led ^ r.unled_key) & relevant) << 2) | ((st.won if r.capot else 0) << 6)
     k[0] = pext64(st.hands[0] | st.hands[1], all_cards) | (counts << HOLDER_BITS) | (meta << (HOLDER_BITS + 16))
     k[1] = pext64(st.hands[0] | st.hands[2], all_cards) | (pext64(all_cards, r.high) << HOLDER_BITS)
 
