@@ -398,6 +398,10 @@ def _unanswered(source: TextIO, answered: dict[int, bytes], out_path: str | None
                                  f"line {i + 1}, is another position): give the same input, or another file")
             if i == last:
                 break
+        else:
+            raise ValueError(f"output: {out_path} answers items the input no longer holds (item {last}, the "
+                             f"input's non-blank line {last + 1}, and it has fewer): give the same input, or "
+                             "another file")
     return itertools.chain(gaps, items)
 
 

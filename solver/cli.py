@@ -195,7 +195,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                    dynamic_ncols=True)
     number = 0
     try:
-        for number, line in enumerate(args.input, 1):
+        for number, line in enumerate(input_lines(args.input), 1):
             if blank_line(line):
                 continue
             try:

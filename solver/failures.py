@@ -41,6 +41,20 @@ def writing(path: str | Path) -> Iterator[None]:
         raise OSError(e.errno, e.strerror, e.filename or str(path)) from None
 
 
+@contextlib.contextmanager
+def reading(stream: Any) -> Iterator[None]:
+    """Reads from `stream` within it: a failure names its file, or standard input (a failed read
+    of Python's own names neither)."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None:
+            raise
+        name = getattr(stream, "name", None)
+        raise OSError(e.errno, e.strerror, name if isinstance(name, str) and name != "<stdin>"
+                      else "standard input") from None
+
+
 def write_file(path: str | Path, text: str) -> None:
     """Write `text` as the whole UTF-8 file `path`; a failure names the file."""
     with writing(path):

@@ -21,7 +21,8 @@ from typing import Any, TextIO
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
-                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, partners)
+                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit)
+from .failures import reading
 from .profiles import Profile, as_profile, get_profile
 from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
@@ -116,18 +117,19 @@ hundred, a line of an analysis a few ten thousand."""
 def input_lines(stream: TextIO) -> Iterator[str]:
     """The lines of a text input, each read whole up to MAX_LINE characters. A longer line comes cut
     just past that length, which the JSON readers refuse, and the rest of it is skipped unkept, so
-    that a line with no end (``/dev/zero``) does not fill the memory."""
-    while line := stream.readline(MAX_LINE + 1):
-        if len(line) > MAX_LINE and not line.endswith("\n"):
-            while (rest := stream.readline(1 << 20)) and not rest.endswith("\n"):
-                pass
-        yield line
+    that a line with no end (``/dev/zero``) does not fill the memory. A failed read names the file."""
+    with reading(stream):
+        while line := stream.readline(MAX_LINE + 1):
+            if len(line) > MAX_LINE and not line.endswith("\n"):
+                while (rest := stream.readline(1 << 20)) and not rest.endswith("\n"):
+                    pass
+            yield line
 
 
 def blank_line(line: str) -> bool:
     """Is an input line empty: nothing but white space and a byte-order mark (which the JSON
-    readers drop)?"""
-    return not line.strip().lstrip("\ufeff").strip()
+    readers drop)? A line cut at MAX_LINE is not, whatever its first characters."""
+    return len(line) <= MAX_LINE and not line.strip().lstrip("\ufeff").strip()
 
 
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
@@ -754,6 +756,3 @@ class Position:
         if self.pending_doubling:
             out["pending_doubling"] = True
         return out
-
-    def side_to_move_is_ns(self) -> bool:
-        return partners(self.to_move, 0)

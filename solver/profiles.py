@@ -163,9 +163,6 @@ class Profile:
         """
         return (seat + turns * self.step) % 4
 
-    def rank_points(self, rank: str) -> int:
-        return self.points[self.ranks.index(rank)]
-
 
 MALILLA = Profile(
     name="malilla",

@@ -54,7 +54,6 @@ deals, the dealers and the number of tricks left, and the play to it.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -417,7 +416,3 @@ def pretty(puzzle: Puzzle) -> str:
                                                                      key=lambda kv: (kv[1], kv[0]))) or "-"),
     ]
     return "\n".join(lines)
-
-
-def dumps(puzzle: Puzzle) -> str:
-    return json.dumps(puzzle.to_json())

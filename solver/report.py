@@ -135,13 +135,6 @@ def _tricks_html(analysis: Analysis, deal_no: int) -> str:
         rows.append(f'<li class="trick" data-trick="{t + 1}"><span class="tno">{t + 1}</span>'
                     f'<span class="cards">{"".join(cells)}</span>'
                     f'<span class="tres">{winner}<br><small>{trick.points} pts</small></span></li>')
-    illegal = analysis.illegal
-    if illegal is not None and illegal.index // 4 == len(analysis.tricks):
-        rows.append(f'<li class="trick" data-trick="{len(analysis.tricks) + 1}"><span class="tno">'
-                    f'{len(analysis.tricks) + 1}</span><span class="cards"><span class="play illegal" '
-                    f'data-index="{illegal.index}" title="{_esc(illegal.rule)}"><span class="who">{illegal.seat}'
-                    f'</span>{_card_html(illegal.card)}<span class="cost">illegal</span></span></span>'
-                    f'<span class="tres">stopped</span></li>')
     return f'<ol class="tricks">{"".join(rows)}</ol>'
 
 

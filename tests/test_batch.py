@@ -189,6 +189,11 @@ def test_resume_refuses_an_output_of_another_input(cluster, tmp_path):
                                                        "input's non-blank line 2, is another position)")):
             run_batch("solve", str(out), client=client, source=source)
         assert out.read_bytes() == before
+    shrunk = "\n".join(grown.splitlines()[:3]) + "\n"   # the first items only: the output answers more
+    with pytest.raises(ValueError, match=re.escape(f"output: {out} answers items the input no longer holds (item 6, "
+                                                   "the input's non-blank line 7, and it has fewer)")):
+        run_batch("solve", str(out), client=client, source=io.StringIO(shrunk))
+    assert out.read_bytes() == before
 
 
 def test_resume_from_a_pipe_checks_every_answered_item_before_any_work(cluster, tmp_path):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import PROJECT, interrupted, load_vectors
+from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server.config import config_from_args
 from solver import Position, PositionError, get_profile
 from solver.cli import build_parser
@@ -380,14 +380,18 @@ def test_text_that_standard_output_cannot_encode_is_escaped_and_the_run_goes_on(
     assert "unknown game '\\xe9'" in proc.stdout and "Line: " in proc.stdout   # and the next line's answer
 
 
-def test_a_line_longer_than_the_most_is_refused_and_the_next_answered(tmp_path):
+@pytest.mark.parametrize("command", ["legal", "analyze"])
+def test_a_line_longer_than_the_most_is_refused_and_the_next_answered(tmp_path, command):
+    """Also when all its first MAX_LINE characters are white space, which a blank line holds."""
     from solver.position import MAX_LINE
-    line = legal_lines(2)[0]
-    good = json.dumps(line)
+    good = json.dumps(played_deal("manille", 3, 4) if command == "analyze" else legal_lines(2)[0])
     path = tmp_path / "long.jsonl"
+    refused = {"error": f"position: more than {MAX_LINE:,} characters, the most a line may hold"}
+    if command == "analyze":
+        refused = {"error": f"deal: more than {MAX_LINE:,} characters, the most a line may hold"}
     with open(path, "w") as f:
-        f.write('{"game": "' + "x" * MAX_LINE + '"}\n' + good + "\n")
-    proc = run("legal", str(path))
+        f.write('{"game": "' + "x" * MAX_LINE + '"}\n' + " " * MAX_LINE + "{}\n" + good + "\n")
+    proc = run(command, str(path))
     assert proc.returncode == 0, proc.stderr
-    assert answers(proc) == [{"error": f"position: more than {MAX_LINE:,} characters, the most a line may hold"},
-                             {"legal": line["legal"]}]
+    out = answers(proc)
+    assert out[:2] == [refused, refused] and len(out) == 3 and "error" not in out[2]

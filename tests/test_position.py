@@ -1124,3 +1124,22 @@ def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(mon
         Position.from_json(lines[1])
     with pytest.raises(PositionError, match="not valid JSON"):   # within the most: read, and refused as JSON
         Position.from_json(lines[2])
+    cut = next(module.input_lines(io.StringIO(" " * 50 + "{}\n")))   # blank as far as it is read, but cut
+    assert cut == " " * 11 and not module.blank_line(cut)
+
+
+def test_a_failed_read_names_the_file_or_standard_input():
+    import io
+
+    from solver.position import input_lines
+
+    class Failing(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise OSError(5, "Input/output error")
+
+    for name, said in (("deals.jsonl", "deals.jsonl"), ("<stdin>", "standard input")):
+        stream = Failing()
+        stream.name = name
+        with pytest.raises(OSError) as failed:
+            list(input_lines(stream))
+        assert failed.value.filename == said and failed.value.strerror == "Input/output error"
