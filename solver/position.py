@@ -109,9 +109,12 @@ def _parse_json(text: str, field: str) -> Any:
     return value
 
 
-MAX_LINE = 64 << 20
+MAX_LINE = 1 << 20
 """Characters of the longest JSON text read: a position, a played deal or a view takes a few
-hundred, a line of an analysis a few ten thousand."""
+hundred, so that what one line can make the parser build stays small."""
+MAX_KEYS = 256
+"""Keys of the longest JSON object read: the format has a dozen, and each other key is compared
+with them for a misspelling."""
 
 
 def input_lines(stream: TextIO) -> Iterator[str]:
@@ -144,6 +147,8 @@ def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
         obj = _parse_json(obj, field)
     if not isinstance(obj, dict):
         raise PositionError(field, "expected a JSON object")
+    if len(obj) > MAX_KEYS:
+        raise PositionError(field, f"{len(obj):,} keys, more than the {MAX_KEYS} an object may hold")
     longest = max(map(len, keys))
     for key in obj:   # in the input's order, so that the same line always names the same key
         # JSON keys are text (a number or a tuple is no misspelt key); one over twice as long as

@@ -792,6 +792,15 @@ class TestMalformedPositions:
         with pytest.raises(PositionError, match=f"unknown key '{order[0]}'"):
             Position.from_json(text)
 
+    def test_an_object_of_too_many_keys_is_refused(self):
+        """Each key outside the format is compared with the format's, so a line of thousands is
+        refused by their count, before any is compared."""
+        obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
+        many = {**obj, **{f"note{i}": 0 for i in range(256 - len(obj))}}
+        assert Position.from_json(many) == Position.from_json(obj)
+        with pytest.raises(PositionError, match="^position: 257 keys, more than the 256 an object may hold$"):
+            Position.from_json({**many, "one more": 0})
+
     @pytest.mark.parametrize("game, value, problem", [
         ("manille", "yes", "expected true or false"),
         ("manille", 1, "expected true or false"),
