@@ -33,7 +33,7 @@ import sys
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from .checks import check_whole
 from .failures import writing
@@ -161,28 +161,70 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
     if not os.path.exists(path):
         return done
     with open(path, "rb+") as f:
-        data = f.read()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
+        end = _complete_end(f)
+        if end < f.seek(0, os.SEEK_END):
             f.truncate(end)
-    for number, raw in enumerate(data[:end].splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-            index = int(line["index"])
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"output: line {number} of {path} is not a line of a batch run: give another "
-                             "file") from None
-        if run is not None and line.get("run") != run:
-            raise ValueError(f"output: {path} holds the lines of another run ({json.dumps(line.get('run'))}, "
-                             f"not {json.dumps(run)}): give the same arguments, or another file")
-        if index in done:
-            continue
-        done.add(index)
-        if on_line is not None:
-            on_line(line)
+        f.seek(0)
+        for number, raw in enumerate(f, 1):   # one line at a time: the file may hold millions
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+                index = int(line["index"])
+            except (ValueError, KeyError, TypeError):
+                raise ValueError(f"output: line {number} of {path} is not a line of a batch run: give another "
+                                 "file") from None
+            if run is not None and line.get("run") != run:
+                raise ValueError(f"output: {path} holds the lines of another run ({json.dumps(line.get('run'))}, "
+                                 f"not {json.dumps(run)}): give the same arguments, or another file")
+            if index in done:
+                continue
+            done.add(index)
+            if on_line is not None:
+                on_line(line)
     return done
+
+
+CONNECT_SECONDS = 30
+"""How long a scheduler at `--address` has to take a client."""
+
+
+def _client_at(address: str) -> distributed.Client:
+    """A client of the Dask scheduler at `address`, or ValueError naming the address when none
+    takes it within CONNECT_SECONDS: a peer that is no scheduler can leave Dask's own connection
+    waiting for ever, or failing on the bytes it sends, so the client is made in a thread of its own."""
+    from distributed import Client
+
+    made: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            made["client"] = Client(address, timeout=CONNECT_SECONDS)
+        except Exception as e:   # whatever a peer that is no scheduler makes Dask raise
+            made["error"] = e
+
+    thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_SECONDS + 5)
+    if "client" in made:
+        return made["client"]
+    problem = f"{type(made['error']).__name__}: {made['error']}" if "error" in made else \
+        f"no answer within {CONNECT_SECONDS} s"
+    raise ValueError(f"address: {address} is no Dask scheduler that takes a client ({problem})")
+
+
+def _complete_end(f: BinaryIO) -> int:
+    """The offset just past the last line ending of the file `f` (0 when it has none), read back
+    from its end."""
+    pos = f.seek(0, os.SEEK_END)
+    while pos > 0:
+        step = min(pos, 1 << 16)
+        pos -= step
+        f.seek(pos)
+        last = f.read(step).rfind(b"\n")
+        if last >= 0:
+            return pos + last + 1
+    return 0
 
 
 class BatchStats:
@@ -273,6 +315,8 @@ def _dist(counter: Counter) -> dict[str, Any]:
 WORKERS_PER_CORE = 4
 MAX_WORKERS = WORKERS_PER_CORE * (os.cpu_count() or 1)
 """The most workers of an embedded cluster."""
+MAX_CHUNK = 10_000
+"""The most items of one task."""
 
 
 def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> distributed.LocalCluster:
@@ -434,6 +478,9 @@ def _check_run(job: str, source: TextIO | None, game: str | None, deals: int | N
     if deals is not None:
         check_whole("deals", deals, 1)
     check_whole("chunk", chunk, 1)
+    if chunk > MAX_CHUNK:
+        raise ValueError(f"chunk: {chunk:,} is more than {MAX_CHUNK:,} items (a chunk is built in memory, and "
+                         "written only once it is done)")
     if workers is not None:
         check_whole("workers", workers, 1)
         if cluster_given:
@@ -466,6 +513,8 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     if job == "puzzles":
         from .puzzles import check_options
         check_options(*_puzzle_options(options), profile=None if game is None else get_profile(game))
+        if options.get("timeout") is not None:
+            raise ValueError("timeout: no effect with the puzzles job (its searches run to their end)")
     generate: tuple[str, int] | None = None
     if source is None:
         assert game is not None   # checked above: generated deals are of a game
@@ -494,7 +543,7 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
             own_cluster = local_cluster(workers)
             client = own_client = Client(own_cluster)
         else:
-            client = own_client = Client(address)
+            client = own_client = _client_at(address)
     sink = open(out_path, "a", encoding="utf-8") if out_path else (out or sys.stdout)
     bar = None
     if progress:

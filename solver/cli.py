@@ -301,6 +301,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
     _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
                    args.job != "puzzles", f"batch {args.job}")
+    _refuse_unused(args, {"--timeout": "timeout"}, args.job == "puzzles", "batch puzzles (its searches run to their end)")
     given = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
              "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
              "margin": args.margin}
@@ -486,7 +487,7 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
     batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
     _add_memory(batch, per=" per worker")
-    batch.add_argument("--timeout", type=float, help="seconds allowed per search")
+    batch.add_argument("--timeout", type=float, help="seconds allowed per search (not for puzzles)")
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
     batch.add_argument("--stats", action="store_true", help="print aggregate statistics to stderr at the end")
     batch.add_argument("--stats-file", metavar="FILE", help="write aggregate statistics as JSON")

@@ -67,6 +67,7 @@ from .deal import deal, seeded
 from .position import Position
 from .profiles import LONGEST_DEAL, Profile, as_profile
 from .quoting import quoted
+from .scoring import points_range
 from .solve import Solution, Solver, solver_given
 from .text import diagram, tricks_text
 
@@ -383,8 +384,9 @@ def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: 
 def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profile | None = None,
                   count: int = 1) -> None:
     """Raise ValueError unless 1 <= min_tricks <= max_tricks (<= the tricks of a deal of
-    `profile`, or of the game with the longest deals when no profile is given), margin >= 1 and
-    count (the puzzles asked for) >= 1."""
+    `profile`, or of the game with the longest deals when no profile is given), 1 <= margin <= the
+    most points max_tricks tricks hold (no card can fall short by more), and count (the puzzles
+    asked for) >= 1."""
     check_whole("min_tricks", min_tricks, 1)
     check_whole("max_tricks", max_tricks, 1)
     if min_tricks > max_tricks:
@@ -396,6 +398,10 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
         raise ValueError(f"max_tricks: {quoted(max_tricks)} is more than the {profile.cards_per_hand} tricks "
                          f"of a {profile.name} deal")
     check_whole("margin", margin, 1)
+    most = points_range(profile, max_tricks)[1]
+    if margin > most:
+        raise ValueError(f"margin: {quoted(margin)} is more than the {most} points {max_tricks} tricks of a "
+                         f"{profile.name} deal can hold: no card falls short by it")
     check_whole("count", count, 1)
 
 

@@ -391,6 +391,8 @@ def test_statistics_file_a_game_under_its_name_in_any_case():
     (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
     (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),
     (["batch", "solve", "--deals", "2", "--margin", "2"], "--margin: no effect with batch solve"),
+    (["batch", "puzzles", "--deals", "2", "--timeout", "5"],
+     "--timeout: no effect with batch puzzles (its searches run to their end)"),
     (["batch", "solve", "IN", "--game", "manille", "--seed", "3"], "--game, --seed: no effect with an input file"),
     (["puzzles", "--from", "IN", "--seed", "3"], "--seed: no effect with --from FILE"),
 ])
@@ -412,6 +414,10 @@ def test_batch_needs_one_source(capsys):
 @pytest.mark.parametrize("job, options, message", [
     ("solve", {"deals": 0}, "deals: 0 must be at least 1"),
     ("solve", {"deals": 2, "chunk": 0}, "chunk: 0 must be at least 1"),
+    ("solve", {"deals": 2, "chunk": 10_001}, r"chunk: 10,001 is more than 10,000 items"),
+    ("puzzles", {"deals": 2, "options": {"timeout": 5.0}}, r"timeout: no effect with the puzzles job"),
+    ("puzzles", {"deals": 2, "options": {"margin": 68, "max_tricks": 7}},
+     "margin: 68 is more than the 67 points 7 tricks of a malilla deal can hold"),
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}},
@@ -493,3 +499,35 @@ def test_an_output_that_cannot_be_written_is_refused_before_a_cluster_starts(opt
     assert capsys.readouterr().err.splitlines()[-1] == \
         f"malilla-dd batch: error: {option}: {tmp_path / 'missing'} is not a directory"
     assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize("banner", [b"", b"SSH-2.0-OpenSSH_9.6p1\r\n"])
+def test_an_address_that_is_no_scheduler_is_named(monkeypatch, banner):
+    """A peer that never answers, or one that greets first (as SSH does), is refused naming the
+    address within the time a scheduler has to take a client, rather than hanging or crashing."""
+    import socket
+    import threading
+
+    from solver import batch
+    monkeypatch.setattr(batch, "CONNECT_SECONDS", 1)
+    listener = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def accept() -> None:
+        while True:
+            try:
+                peer, _ = listener.accept()
+            except OSError:
+                return
+            peer.sendall(banner)
+            held.append(peer)
+
+    threading.Thread(target=accept, daemon=True).start()
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        with pytest.raises(ValueError, match=f"^address: {re.escape(address)} is no Dask scheduler that takes a client"):
+            run_batch("solve", None, address=address, game="manille", deals=1, out=io.StringIO())
+    finally:
+        listener.close()
+        for peer in held:
+            peer.close()
