@@ -9,6 +9,9 @@ solves a fixed set of deals (TRAINING), then again with the branch and call
 counts of that run, which makes the search 6-9% faster. MALILLA_PGO=0
 builds it once, without; so does any other compiler, or a training run that
 fails.
+
+These variables read 0, false, no and off (any case) as off, and an empty one
+as unset.
 """
 import os
 import platform
@@ -26,6 +29,15 @@ sys.path.insert(0, os.path.join(ROOT, "proto"))
 from build_protos import cmdclass  # noqa: E402  gRPC code of proto/, generated at build time
 
 
+def env_flag(name: str, default: bool = False) -> bool:
+    """Is the build variable `name` on? `default` when it is unset or empty;
+    off when it is 0, false, no or off (any case); on otherwise."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    return value not in ("0", "false", "no", "off")
+
+
 def cpu_has(flag: str) -> bool:
     """Does this machine's CPU list `flag` (Linux /proc/cpuinfo)?"""
     try:
@@ -38,7 +50,7 @@ def cpu_has(flag: str) -> bool:
 flags = ["-O3", "-pthread"]   # helper threads score a search's cards
 if platform.machine().lower() in ("x86_64", "amd64"):
     flags.append("-mpopcnt")  # the search counts cards with popcount at every node
-    if not os.environ.get("MALILLA_PORTABLE") and cpu_has("bmi2"):
+    if not env_flag("MALILLA_PORTABLE") and cpu_has("bmi2"):
         flags.append("-mbmi2")  # pext packs table keys
 
 extensions = [Extension("solver._core", ["solver/_core.pyx"], extra_compile_args=flags, extra_link_args=["-pthread"])]
@@ -90,7 +102,7 @@ class build_ext(cmdclass()["build_ext"]):
     """Builds the core profile-guided with gcc (see the module's docstring)."""
 
     def build_extension(self, ext: Extension) -> None:
-        if os.environ.get("MALILLA_PGO") == "0" or not is_gcc(self.compiler):
+        if not env_flag("MALILLA_PGO", default=True) or not is_gcc(self.compiler):
             return super().build_extension(ext)
         compile_args = list(ext.extra_compile_args)
         profiles = tempfile.mkdtemp(prefix="malilla-pgo-")
@@ -125,8 +137,8 @@ setup(
     cmdclass={**cmdclass(), "build_ext": build_ext},
     ext_modules=cythonize(
         extensions,
-        annotate=bool(os.environ.get("MALILLA_ANNOTATE")),
-        force=bool(os.environ.get("MALILLA_ANNOTATE")),
+        annotate=env_flag("MALILLA_ANNOTATE"),
+        force=env_flag("MALILLA_ANNOTATE"),
         compiler_directives={"language_level": "3"},
     )
 )

@@ -1,10 +1,15 @@
-"""The build: the profile-guided build's training run works with this tree's library."""
+"""The build: the profile-guided build's training run works with this tree's
+library, and its MALILLA_* variables read as documented in setup.py."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from solver import _core
 
@@ -17,6 +22,36 @@ def training_script() -> str:
     [value] = [node.value for node in tree.body if isinstance(node, ast.Assign)
                and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["TRAINING"]]
     return ast.literal_eval(value)
+
+
+def setup_py_function(name: str) -> Callable[..., object]:
+    """The function `name` of setup.py, defined without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    [node] = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name]
+    namespace: dict[str, object] = {"os": os}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), "setup.py", "exec"), namespace)
+    return namespace[name]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("value", ["", "0", "false", "No", " OFF "])
+def test_a_build_variable_set_to_a_no_is_off(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("MALILLA_PORTABLE", value)
+    env_flag = setup_py_function("env_flag")
+    assert env_flag("MALILLA_PORTABLE") is False
+    assert env_flag("MALILLA_PORTABLE", default=True) is (value == "")
+
+
+@pytest.mark.parametrize("value", ["1", "yes", "true", "on"])
+def test_a_build_variable_set_to_a_yes_is_on(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("MALILLA_PORTABLE", value)
+    assert setup_py_function("env_flag")("MALILLA_PORTABLE") is True
+
+
+def test_an_unset_build_variable_takes_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MALILLA_PGO", raising=False)
+    env_flag = setup_py_function("env_flag")
+    assert env_flag("MALILLA_PGO", default=True) is True
+    assert env_flag("MALILLA_PGO") is False
 
 
 def test_the_profile_guided_training_runs_on_the_core():
