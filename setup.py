@@ -102,11 +102,13 @@ class build_ext(cmdclass()["build_ext"]):
     """Builds the core profile-guided with gcc (see the module's docstring)."""
 
     def build_extension(self, ext: Extension) -> None:
+        # Always rebuild: the build flags (MALILLA_*, CFLAGS) may have changed
+        # since the last build, and a profile-guided build writes its files twice.
+        self.force = True
         if not env_flag("MALILLA_PGO", default=True) or not is_gcc(self.compiler):
             return super().build_extension(ext)
         compile_args = list(ext.extra_compile_args)
         profiles = tempfile.mkdtemp(prefix="malilla-pgo-")
-        self.force = True  # both builds write the same files
         try:
             ext.extra_compile_args = compile_args + self.trained_flags(ext, profiles)
             super().build_extension(ext)
