@@ -18,7 +18,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -108,7 +107,10 @@ class build_ext(cmdclass()["build_ext"]):
         if not env_flag("MALILLA_PGO", default=True) or not is_gcc(self.compiler):
             return super().build_extension(ext)
         compile_args = list(ext.extra_compile_args)
-        profiles = tempfile.mkdtemp(prefix="malilla-pgo-")
+        # a fixed folder, as its path lands in the core's debug info: builds of a tree are byte-identical
+        profiles = os.path.join(os.path.abspath(self.build_temp), "pgo")
+        shutil.rmtree(profiles, ignore_errors=True)
+        os.makedirs(profiles)
         try:
             ext.extra_compile_args = compile_args + self.trained_flags(ext, profiles)
             super().build_extension(ext)
