@@ -21,7 +21,7 @@ import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
-from setuptools.errors import CCompilerError
+from setuptools.errors import CCompilerError, CompileError
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "proto"))
@@ -99,6 +99,13 @@ def is_gcc(compiler: object) -> bool:
 
 class build_ext(cmdclass()["build_ext"]):
     """Builds the core profile-guided with gcc (see the module's docstring)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except CCompilerError as e:
+            raise CompileError(f"the search core could not be compiled ({e}); building it needs a C compiler "
+                               "and the Python headers (on Debian: apt-get install gcc python3-dev)") from e
 
     def build_extension(self, ext: Extension) -> None:
         # Always rebuild: the build flags (MALILLA_*, CFLAGS) may have changed
