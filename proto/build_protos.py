@@ -5,7 +5,8 @@ Python package of the generated code, so the generated modules land in the
 package ``malilla.dd.v1`` at the project root (git-ignored) and their imports
 (``from malilla.dd.v1 import double_dummy_pb2``) resolve once installed, in
 editable mode, or from a source checkout. The .proto files are copied beside
-them, so an installed package carries its own API definition.
+them, so an installed package carries its own API definition, and a py.typed
+marker goes at its top (``malilla/``), as protoc writes the messages' stubs.
 
 ``python setup.py build_proto`` runs it alone; ``egg_info`` and ``build_py``
 (hence ``pip install .`` and ``pip install -e .``) and ``build_ext`` run it first.
@@ -66,6 +67,8 @@ def generate(out: Path = ROOT) -> list[Path]:
         init = out / folder / "__init__.py"
         if not init.exists():
             init.write_text(GENERATED_NOTE)
+        if len(folder.parts) == 1:  # the top of the package: typed, as protoc wrote stubs (.pyi)
+            (out / folder / "py.typed").touch()
     return [out / p for p in sorted(packages)]
 
 
