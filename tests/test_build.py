@@ -1,5 +1,6 @@
 """The build: the profile-guided build's training run works with this tree's
-library, and its MALILLA_* variables read as documented in setup.py."""
+library, its MALILLA_* variables read as documented in setup.py, and the sdist
+carries the test suite."""
 from __future__ import annotations
 
 import ast
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from setuptools.command.egg_info import FileList
 
 from solver import _core
 
@@ -60,3 +62,22 @@ def test_the_profile_guided_training_runs_on_the_core():
     run = subprocess.run([sys.executable, "-c", training_script(), _core.__file__, str(ROOT)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_sdist_carries_the_test_suite_and_the_benchmarks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MANIFEST.in takes every file of tests/ and bench/ and buf's settings, and
+    none of the Node packages npm installs there nor compiled Python."""
+    wanted = {path.relative_to(ROOT).as_posix() for folder in ("tests", "bench") for path in (ROOT / folder).rglob("*")
+              if path.is_file() and not {"node_modules", "__pycache__"} & set(path.parts)} | {"proto/buf.yaml"}
+    leftovers = {"tests/interop/node_modules/@grpc/grpc-js/package.json", "tests/buf/node_modules/.bin/buf",
+                 "tests/__pycache__/conftest.cpython-311.pyc", "bench/__pycache__/conftest.cpython-311.pyc"}
+    assert {"tests/conftest.py", "tests/interop/client.js", "tests/buf/package.json", "bench/conftest.py"} <= wanted
+    for name in wanted | leftovers:   # the tree's files (empty) and what a test run leaves beside them
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).touch()
+    monkeypatch.chdir(tmp_path)
+    manifest = FileList()
+    for line in (ROOT / "MANIFEST.in").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            manifest.process_template_line(line)
+    assert set(manifest.files) == wanted
