@@ -1,10 +1,11 @@
 """The build: the profile-guided build's training run works with this tree's
-library, its MALILLA_* variables read as documented in setup.py, and the sdist
-carries the test suite."""
+library, its MALILLA_* variables read as documented in setup.py, the sdist
+carries the test suite, and a checkout without the core says how to build it."""
 from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -81,3 +82,13 @@ def test_the_sdist_carries_the_test_suite_and_the_benchmarks(tmp_path: Path, mon
         if line.strip() and not line.startswith("#"):
             manifest.process_template_line(line)
     assert set(manifest.files) == wanted
+
+
+def test_a_checkout_without_the_core_says_how_to_build_it(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "solver", tmp_path / "solver", ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    run = subprocess.run([sys.executable, "-S", "-c", "import solver"], cwd=tmp_path,   # -S: no installed copy
+                         capture_output=True, text=True, timeout=60)
+    error = run.stderr.strip().splitlines()[-1]
+    assert run.returncode == 1
+    assert error.startswith("ImportError: solver's compiled search core (solver._core) is missing")
+    assert "python -m pip install -e ." in error and "python setup.py build_ext --inplace" in error
