@@ -92,6 +92,8 @@ class Profile:
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")
+        if self.total_points == 0:
+            refuse("points", "a deal worth no points (cards and tricks) has nothing to play for")
         if self.total_points > MAX_DEAL_POINTS:
             refuse("points", f"a deal of {self.total_points} points (cards and tricks) is more than the "
                    f"{MAX_DEAL_POINTS} the search holds")

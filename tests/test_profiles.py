@@ -30,6 +30,7 @@ from solver.rules import core_rules
     (dict(ranks=("7", "a", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'a' is not a rank name"),
     (dict(ranks=("7", "ACE", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'ACE' is not a rank name"),
     (dict(ranks=("7", "A K", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'A K' is not a rank name"),
+    (dict(points=(0,) * 10, trick_bonus=0), "points: a deal worth no points \\(cards and tricks\\) has nothing to"),
     (dict(clockwise="no"), "clockwise: 'no' is not True or False"),
     (dict(undertrump_ban=2), "undertrump_ban: 2 is not True or False"),
 ])
