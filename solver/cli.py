@@ -251,7 +251,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
 
     check_options(args.min_tricks, args.max_tricks, args.margin,
                   None if args.source is not None else get_profile(args.game or "malilla"), args.count)
-    _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.source is not None, "--from FILE")
+    _refuse_unused(args, {"--game": "game", "--seed": "seed", "--max-attempts": "max_attempts"},
+                   args.source is not None, "--from FILE")
     solver = Solver(args.memory, args.threads)
 
     def emit(puzzle: Puzzle) -> None:
@@ -262,16 +263,29 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     if args.source is None:
+        steps = generate_attempts(get_profile(args.game or "malilla"), args.count, args.seed or 0, args.min_tricks,
+                                  args.max_tricks, args.margin, solver, args.max_attempts)
+        limit = args.max_attempts or ATTEMPTS_PER_PUZZLE * args.count
+        bar = None
+        if args.progress or sys.stderr.isatty():
+            from tqdm import tqdm
+            bar = tqdm(total=limit, unit="attempt", file=sys.stderr, delay=0 if args.progress else 0.5,
+                       dynamic_ncols=True)
         attempts = found = 0
-        for attempts, found, puzzle in generate_attempts(get_profile(args.game or "malilla"), args.count,
-                                                         args.seed or 0, args.min_tricks, args.max_tricks,
-                                                         args.margin, solver):
-            if puzzle is not None:
-                emit(puzzle)
+        try:
+            for attempts, found, puzzle in steps:
+                if puzzle is not None:
+                    emit(puzzle)
+                if bar is not None:
+                    bar.update()
+                    bar.set_postfix(found=found, refresh=False)
+        finally:
+            if bar is not None:
+                bar.close()
         if found < args.count:
             print(f"{args.command_parser.prog}: {found} of {args.count} puzzles found in {attempts} attempts "
-                  f"(the limit, {ATTEMPTS_PER_PUZZLE} a puzzle): a smaller --margin or other --min-tricks and "
-                  "--max-tricks find more", file=sys.stderr)
+                  f"(the limit{'' if args.max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller "
+                  "--margin or other --min-tricks and --max-tricks find more", file=sys.stderr)
         return 0
     found = 0
     for line in input_lines(args.source):
@@ -460,6 +474,10 @@ def _add_puzzles(sub: Any) -> None:
     puzzles.add_argument("--from", dest="source", type=INPUT, metavar="FILE",
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
+    puzzles.add_argument("--max-attempts", type=int, metavar="N",
+                         help="positions of random deals to check at the most (default 2000 a puzzle)")
+    puzzles.add_argument("--progress", action="store_true",
+                         help="show the progress bar of the attempts even when stderr is not a terminal")
     _add_memory(puzzles, 64 << 20)
     _add_threads(puzzles)
     puzzles.set_defaults(func=cmd_puzzles)

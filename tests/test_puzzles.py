@@ -343,6 +343,12 @@ def test_cli_says_when_the_attempts_ran_out():
     assert out.stderr.strip() == ("malilla-dd puzzles: 0 of 1 puzzles found in 2000 attempts (the limit, 2000 a "
                                   "puzzle): a smaller --margin or other --min-tricks and --max-tricks find more")
     assert run_cli("--count", "2", "--seed", "4").stderr == ""
+    out = run_cli("--count", "3", "--margin", "60", "--max-attempts", "7", "--progress")
+    assert out.returncode == 0 and out.stdout == ""
+    assert "7/7" in out.stderr and "found=0" in out.stderr   # the progress bar of the attempts
+    assert out.stderr.strip().splitlines()[-1] == ("malilla-dd puzzles: 0 of 3 puzzles found in 7 attempts (the "
+                                                   "limit): a smaller --margin or other --min-tricks and "
+                                                   "--max-tricks find more")
 
 
 def test_cli_pretty_and_from(tmp_path):
