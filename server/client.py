@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
             if args.command == "health":
                 try:
-                    print(client.health())
+                    print(client.health(timeout=client.timeout))
                 except RemoteError as e:
                     print(e, file=sys.stderr)
                     return 1

@@ -24,6 +24,7 @@ from conftest import PROJECT, interrupted, load_vectors, played_deal
 from server import convert, service, tasks
 from server._proto import SERVICE_NAME, pb, pb_grpc
 from server.client import Client, InvalidRequest, RemoteError, StreamError
+from server.client import main as client_main
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
@@ -748,3 +749,16 @@ class TestClientCommand:
     def test_health(self, server):
         proc = self.run(server, "health")
         assert proc.returncode == 0 and proc.stdout.strip() == "SERVING"
+
+    @pytest.mark.parametrize("timeout, deadline", [("7.5", 7.5), ("1e9", None)])
+    def test_health_takes_the_timeout(self, server, monkeypatch, capsys, timeout, deadline):
+        asked = []
+        check = Client.health
+
+        def health(self, service: str = "", timeout: float | None = 5.0) -> str:
+            asked.append(timeout)
+            return check(self, service, timeout)
+
+        monkeypatch.setattr(Client, "health", health)
+        assert client_main(["health", "--timeout", timeout, "--address", f"127.0.0.1:{server.port}"]) == 0
+        assert (asked, capsys.readouterr().out) == ([deadline], "SERVING\n")
