@@ -28,13 +28,20 @@ from solver.checks import check_whole, parse_size
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, check_memory, check_threads
 
-__all__ = ["Config", "add_arguments", "config_from_args", "default_workers", "check_token"]
+__all__ = ["EXTRA_CALLS", "Config", "add_arguments", "config_from_args", "default_workers", "check_token"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
 DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024
 DEFAULT_GRACE = 10.0
 ENV_PREFIX = "MALILLA_DD_"
+
+EXTRA_CALLS = 256
+"""Handler threads (and gRPC's own call limit) beyond the service's limit, for health
+checks, reflection and the refusals of calls past the limit, so that health checks are
+answered while callers retry past the limit. Beyond them gRPC itself refuses calls (health
+checks too) with RESOURCE_EXHAUSTED, before any handler, so unlogged; no call ever waits in an
+unbounded queue."""
 
 
 def default_workers() -> int:
@@ -110,7 +117,9 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
                                   "(default 1, at most 16)"),
     ("memory", "--memory", parse_size, "transposition table per worker, bytes or 256M / 1G (default 256M)"),
     ("max_concurrent", "--max-concurrent", int,
-     "calls in progress at once; one more gets RESOURCE_EXHAUSTED (default 8 per worker)"),
+     "calls in progress at once; one more gets RESOURCE_EXHAUSTED (default 8 per worker); with "
+     f"{EXTRA_CALLS} more being answered or refused at once, gRPC itself refuses the next call, a health "
+     "check too, unlogged"),
     ("max_message", "--max-message", parse_size, "largest request or response message (default 4M)"),
     ("grace", "--grace", float, "seconds that calls in flight get to finish on SIGTERM/SIGINT (default 10)"),
     ("token", "--token", str, "ask every call (health checks excepted) for 'authorization: Bearer TOKEN'; "

@@ -23,18 +23,13 @@ from solver.failures import ArgumentParser, parse
 from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
-from .config import Config, add_arguments, config_from_args
+from .config import EXTRA_CALLS, Config, add_arguments, config_from_args
 from .interceptors import AccessLog, AnswerSize, BearerToken, MessageCheck, OpenStreams
 from .service import DoubleDummyService
 
 __all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS", "OPEN_STREAMS"]
 
 log = logging.getLogger("malilla_dd.server")
-
-EXTRA_CALLS = 8
-"""Handler threads (and gRPC's own call limit) beyond the service's limit, for health
-checks, reflection and the refusals of calls past the limit: so no call ever waits in
-an unbounded queue."""
 
 OPEN_STREAMS = 4
 """Health `Watch` and reflection streams at once (`interceptors.LONG_STREAMS`); each holds a

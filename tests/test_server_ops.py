@@ -201,6 +201,41 @@ class TestLimits:
             assert stub.Solve(solve_request(easy_position()), timeout=5).solution.value == 6
             channel.close()
 
+    def test_health_checks_are_answered_while_many_calls_past_the_limit_are_refused(self, caplog):
+        """gRPC's own limit on calls, which would refuse health checks too, is far above the
+        service's: here 40 calls are held in their access log lines at once, with a limit of 1,
+        and a health check still gets its answer."""
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        release = threading.Event()
+        held = threading.Semaphore(0)
+
+        def hold(record: logging.LogRecord) -> bool:   # a filter: no handler's lock makes the calls take turns
+            if "DoubleDummy" in record.getMessage():
+                held.release()
+                release.wait(60)
+            return True
+
+        access = logging.getLogger("malilla_dd.access")
+        access.addFilter(hold)
+        calls = 40
+        try:
+            with running_server(workers=1, max_concurrent=1) as server:
+                channel = channel_to(server)
+                futures = [stub_of(channel).Solve.future(solve_request(easy_position()), timeout=60)
+                           for _ in range(calls)]
+                for _ in range(calls):   # every call is in flight, held in its access log line
+                    assert held.acquire(timeout=60)
+                health = health_pb2_grpc.HealthStub(channel)
+                assert health.Check(health_pb2.HealthCheckRequest(), timeout=30).status == \
+                    health_pb2.HealthCheckResponse.SERVING
+                release.set()
+                # each answered, or refused by the service (the place it took is free before its log line)
+                assert all(f.exception() is None or "--max-concurrent" in f.exception().details() for f in futures)
+                channel.close()
+        finally:
+            release.set()
+            access.removeFilter(hold)
+
     def test_open_health_watches_are_limited_and_leave_the_calls_their_places(self):
         """Watches need no token and stay open: past OPEN_STREAMS they are refused, and those
         open take none of the places of the service's calls or of health checks."""
