@@ -206,14 +206,13 @@ class OpenStreams(grpc.ServerInterceptor):
     """At most `limit` streams at once of the methods under LONG_STREAMS (the health `Watch`,
     which needs no token, and reflection): one more is refused with RESOURCE_EXHAUSTED, so that
     streams left open cannot take the places of gRPC's own call limit from the calls of the
-    service and from health checks."""
+    service and from health checks. `close()` ends them when the server stops."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        # set when the server begins to stop: each stream ends after its next answer (a watch's
-        # NOT_SERVING), so that watches do not hold the stop for its whole grace
-        self.closing = threading.Event()
-        self._open = 0
+        self._closing = threading.Event()
+        # each open stream's context: the service its watch asks about, or None for a stream of requests
+        self._open: dict[grpc.ServicerContext, str | None] = {}
         self._lock = threading.Lock()
         self._made = _Made()
 
@@ -221,13 +220,33 @@ class OpenStreams(grpc.ServerInterceptor):
         handler = continuation(details)
         if handler is None or not handler.response_streaming or not details.method.startswith(LONG_STREAMS):
             return handler
-        return self._made.get(details, handler, lambda: _wrap(handler, lambda unary: unary, self._limited))
+        return self._made.get(details, handler, lambda: _wrap(
+            handler, lambda unary: unary, lambda stream: self._limited(stream, handler.request_streaming)))
 
-    def _limited(self, behavior: Callable) -> Callable:
+    def close(self) -> set[str]:
+        """The server begins to stop: a watch ends after its next answer, and the services the
+        open watches ask about are returned, to be set NOT_SERVING (that answer); a stream of
+        requests (reflection), which may wait for its client for ever, is cancelled now, and a
+        new one is refused."""
+        with self._lock:
+            self._closing.set()
+            open_streams = dict(self._open)
+        for context, watched in open_streams.items():
+            if watched is None:
+                context.cancel()
+        return {watched for watched in open_streams.values() if watched is not None}
+
+    def _limited(self, behavior: Callable, requests: bool) -> Callable:
+        """`behavior` limited; `requests`: it reads a stream of requests (reflection), else one (a watch)."""
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            watched = None if requests else getattr(request, "service", "")   # not an `Undecodable`'s
             with self._lock:
-                admitted = self._open < self.limit
-                self._open += admitted
+                closed = self._closing.is_set() and watched is None
+                admitted = not closed and len(self._open) < self.limit
+                if admitted:
+                    self._open[context] = watched
+            if closed:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the server is stopping")
             if not admitted:
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                               f"{self.limit} health watch and reflection streams are open, the server's limit: "
@@ -235,11 +254,11 @@ class OpenStreams(grpc.ServerInterceptor):
             try:
                 for answer in behavior(request, context):
                     yield answer
-                    if self.closing.is_set():
+                    if self._closing.is_set():
                         return
             finally:
                 with self._lock:
-                    self._open -= 1
+                    del self._open[context]
         return run
 
 

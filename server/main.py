@@ -70,7 +70,8 @@ class Running:
             self._stopping = True
         self.service.stop_calls(grace)
         if first:
-            self.open_streams.closing.set()
+            for watched in self.open_streams.close():   # the answer that ends each open watch
+                self.health.set(watched, health_pb2.HealthCheckResponse.NOT_SERVING)
             self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
             log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
         done = self.server.stop(grace)

@@ -436,6 +436,36 @@ class TestShutdown:
             assert info.value.code() is grpc.StatusCode.UNAVAILABLE
             channel.close()
 
+    def test_open_long_streams_end_when_the_stop_begins(self):
+        """A watch of a service the server does not know sees NOT_SERVING too and ends, and an
+        idle reflection stream is cancelled: neither holds the stop for its grace."""
+        with running_server(workers=1, grace=60) as server:
+            channel = channel_to(server)
+            watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service="no.such.Service"),
+                                                              timeout=120)
+            assert next(watch).status == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
+            info = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                                         request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+            hold = threading.Event()
+
+            def listing() -> Iterator[reflection_pb2.ServerReflectionRequest]:
+                yield reflection_pb2.ServerReflectionRequest(list_services="")
+                hold.wait(120)
+
+            reflection = info(listing(), timeout=120)
+            assert next(reflection).list_services_response.service
+            stopper = threading.Thread(target=server.stop)
+            stopper.start()
+            assert [answer.status for answer in watch] == [health_pb2.HealthCheckResponse.NOT_SERVING]
+            with pytest.raises(grpc.RpcError) as cancelled:
+                next(reflection)
+            assert cancelled.value.code() is grpc.StatusCode.CANCELLED
+            stopper.join(30)
+            assert not stopper.is_alive()   # long before the grace of 60 s
+            hold.set()
+            channel.close()
+
     def test_a_slow_access_log_does_not_cost_a_call_its_answer(self):
         """A call whose handler is done is still in flight until its answer is sent."""
         class Slow(logging.Handler):
