@@ -28,7 +28,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -56,7 +56,7 @@ STEP_SECONDS = 0.005
 """A streaming call's step ends with its first item, or once it has worked this long."""
 
 
-def _paced(items: Iterator[Any]) -> Iterator[Any]:
+def _paced(items: Iterator[Any]) -> Generator[Any, None, None]:
     """A task's items, its Nones dropped but for one after each STEP_SECONDS that gave no
     item (the end of a step, see `_Steps`)."""
     step = time.monotonic()
@@ -80,15 +80,24 @@ class _Steps:
     def __init__(self, task: PuzzleTask | AdviseTask) -> None:
         self.field = task.field
         self._task = task
-        self._items: Iterator[Any] | None = None
+        self._items: Generator[Any, None, None] | None = None
         self._budget: _Budget | None = None
 
     def run(self, budget: _Budget) -> Any:
         """One step, in a worker: the next item (None: a step with no item), or `_END`."""
         self._budget = budget
-        if self._items is None:
-            self._items = _paced(self._task.items(self))
-        return next(self._items, _END)
+        try:
+            if self._items is None:
+                self._items = _paced(self._task.items(self))
+            return next(self._items, _END)
+        finally:
+            self._budget = None   # its job holds this: no cycle keeps the call's memory once it ends
+
+    def close(self) -> None:
+        """The call has ended: the library's generator lets go of what it holds (a puzzle
+        search's own solver) now, not at the next garbage collection."""
+        if self._items is not None:
+            self._items.close()
 
     def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver
         return getattr(self._budget, name)
@@ -348,6 +357,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(*self._ended(context))
         except ValueError as e:
             raise library_error(e, job.task.field) from None
+        finally:   # the future's exception holds the job in its traceback: no cycle keeps them
+            job.future = None
         raise AssertionError("unreachable")
 
     def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
@@ -425,17 +436,20 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
 
         if not context.add_callback(end):
             end()
-        while True:
-            if ended.is_set():
-                context.abort(*self._ended(context))
-            current[0] = job = self._submit(steps, context)
-            if ended.is_set():
-                job.cancel(self._canceller)
-            item = self._wait(job, context)
-            if item is _END:
-                return
-            if item is not None:
-                yield item
+        try:
+            while True:
+                if ended.is_set():
+                    context.abort(*self._ended(context))
+                current[0] = job = self._submit(steps, context)
+                if ended.is_set():
+                    job.cancel(self._canceller)
+                item = self._wait(job, context)
+                if item is _END:
+                    return
+                if item is not None:
+                    yield item
+        finally:   # no step runs now: each ends before its item is yielded or its failure raised
+            steps.close()
 
     def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
