@@ -66,7 +66,7 @@ class AccessLog(grpc.ServerInterceptor):
     sees it: DEADLINE_EXCEEDED past its deadline, UNAVAILABLE once `past_grace()` (the
     server's stop has cut it), else CANCELLED. The one exception: a stream that gRPC ends
     for a message over the size limit is RESOURCE_EXHAUSTED to its client, but its handler
-    only sees the stream fail, so it is logged as CANCELLED."""
+    only sees the stream fail, as when its client cancels it, so it is logged as CANCELLED."""
 
     def __init__(self, past_grace: Callable[[], bool]) -> None:
         self._made = _Made()

@@ -559,6 +559,9 @@ class _Stream:
                     self.failure = e
                     return
                 self._put((request.id, job, None))
+            # gRPC may end a stream it cuts (a request over the size limit) as if its client had
+            # closed it; a read past the end fails on a cut stream, as the cut has reached the call
+            next(requests, None)
         except Exception as e:   # the client went away or sent something unreadable
             if not self.cancelled:
                 self.failure = e

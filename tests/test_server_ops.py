@@ -329,6 +329,29 @@ class TestLimits:
             assert stub.Solve(solve_request(easy_position()), timeout=5).solution.value == 6
             channel.close()
 
+    def test_a_stream_cut_for_an_item_over_the_limit_is_not_logged_ok(self, caplog):
+        """gRPC ends the stream of requests there, for the handler sometimes as if its client had
+        closed it: the access log has the call as CANCELLED, as a stream that failed, never OK."""
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        # a long item, which gRPC reads in many frames before it cuts the stream, is what shows it
+        items = [solve_request(easy_position(), request_id="a"),
+                 solve_request(easy_position(), request_id="x" * (4 << 20))]
+        calls = 20
+        with running_server(max_message=1 << 20) as server:
+            channel = channel_to(server, options=[("grpc.max_send_message_length", -1)])
+            stream = stub_of(channel).SolveStream
+            for _ in range(calls):
+                with pytest.raises(grpc.RpcError) as info:
+                    list(stream(iter(items), timeout=30))
+                assert info.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+            def logged() -> list[str]:
+                return [r.getMessage().split()[1] for r in caplog.records if "SolveStream status=" in r.getMessage()]
+
+            assert wait_until(lambda: len(logged()) == calls)
+            assert set(logged()) == {"status=CANCELLED"}
+            channel.close()
+
     def test_concurrent_callers_all_answered(self):
         """More callers than workers (within the limit): every call answered correctly."""
         positions = [full_deal("manille", seed=s) for s in range(12)]
