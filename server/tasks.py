@@ -173,6 +173,9 @@ def read_advise_request(request: pb.AdviseRequest) -> AdviseTask:
 
 MAX_PUZZLES = 1000
 
+MAX_ATTEMPTS = ATTEMPTS_PER_PUZZLE * MAX_PUZZLES
+"""The most positions a GeneratePuzzles call may try: the default for the most puzzles."""
+
 
 def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
     """Check the options; raises `BadRequest` naming every bad field (of the trick range, the first
@@ -196,8 +199,8 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
     if margin < 1:
         violations.append(("margin", f"{margin} must be at least 1"))
     attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
-    if attempts < 1:
-        violations.append(("max_attempts", f"{attempts} must be at least 1"))
+    if not 1 <= attempts <= MAX_ATTEMPTS:
+        violations.append(("max_attempts", f"{attempts} is not between 1 and {MAX_ATTEMPTS}"))
     every = request.progress_every if request.HasField("progress_every") else 100
     if every < 1:
         violations.append(("progress_every", f"{every} must be at least 1"))

@@ -11,6 +11,7 @@ import pytest
 
 from server import convert
 from server._proto import pb
+from server.tasks import MAX_ATTEMPTS
 from server_fixtures import module_fixtures, violations, wait_until
 from solver import get_profile, puzzles
 from solver.puzzles import generate
@@ -64,6 +65,8 @@ def test_the_attempt_limit_ends_the_stream(stub):
     ({"min_tricks": 5, "max_tricks": 4}, "min_tricks"),
     ({"margin": 0}, "margin"),
     ({"progress_every": 0}, "progress_every"),
+    ({"max_attempts": 0}, "max_attempts"),
+    ({"max_attempts": MAX_ATTEMPTS + 1}, "max_attempts"),
     ({"game": ""}, "game"),   # unset
 ])
 def test_bad_options_name_the_field(stub, fields, field):
@@ -71,6 +74,15 @@ def test_bad_options_name_the_field(stub, fields, field):
         list(stub.GeneratePuzzles(request(**fields), timeout=10))
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert [f for f, _ in violations(e.value)] == [field]
+
+
+def test_the_attempts_asked_for_are_capped(stub):
+    for attempts in (MAX_ATTEMPTS + 1, 2 ** 31 - 1):
+        with pytest.raises(grpc.RpcError) as e:
+            list(stub.GeneratePuzzles(request(max_attempts=attempts), timeout=10))
+        assert violations(e.value) == [("max_attempts", f"{attempts} is not between 1 and {MAX_ATTEMPTS}")]
+    items = list(stub.GeneratePuzzles(request(count=1, max_attempts=MAX_ATTEMPTS), timeout=60))
+    assert items[-1].progress.found == 1
 
 
 def test_every_bad_option_is_named(stub):
