@@ -12,6 +12,7 @@ Kept free of gRPC imports so that `malilla-dd --help` stays quick.
 | --max-concurrent   | MALILLA_DD_MAX_CONCURRENT   | 8 per worker                   |
 | --max-message      | MALILLA_DD_MAX_MESSAGE      | 4M                             |
 | --grace            | MALILLA_DD_GRACE            | 10 (seconds)                   |
+| --max-call-seconds | MALILLA_DD_MAX_CALL_SECONDS | 600 (0: no limit)              |
 | --token            | MALILLA_DD_TOKEN            | none (no token asked)          |
 | --tls-cert/-key    | MALILLA_DD_TLS_CERT/_KEY    | none (plaintext)               |
 | --log-level        | MALILLA_DD_LOG_LEVEL        | INFO (access log lines)        |
@@ -34,6 +35,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
 DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024
 DEFAULT_GRACE = 10.0
+DEFAULT_MAX_CALL_SECONDS = 600.0
 ENV_PREFIX = "MALILLA_DD_"
 
 EXTRA_CALLS = 256
@@ -69,6 +71,8 @@ class Config:
     """None: 8 per worker."""
     max_message: int = DEFAULT_MAX_MESSAGE
     grace: float = DEFAULT_GRACE
+    max_call_seconds: float = DEFAULT_MAX_CALL_SECONDS
+    """The longest a call of the service may run, in seconds; 0: no limit."""
     token: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -88,6 +92,8 @@ class Config:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K, under 2G: gRPC's limit)")
         if not 0 <= self.grace < math.inf:
             raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
+        if not 0 <= self.max_call_seconds < math.inf:
+            raise ValueError(f"max_call_seconds: {self.max_call_seconds} seconds (0 for no limit, or more, finite)")
         check_token(self.token)
         for name in ("tls_cert", "tls_key"):
             if getattr(self, name) == "":
@@ -122,6 +128,9 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "check too, unlogged"),
     ("max_message", "--max-message", parse_size, "largest request or response message (default 4M)"),
     ("grace", "--grace", float, "seconds that calls in flight get to finish on SIGTERM/SIGINT (default 10)"),
+    ("max_call_seconds", "--max-call-seconds", float,
+     "the longest a call may run: past it, its search stops and a SolveStream stops waiting for requests, "
+     "with DEADLINE_EXCEEDED (default 600; 0: no limit)"),
     ("token", "--token", str, "ask every call (health checks excepted) for 'authorization: Bearer TOKEN'; "
                               "prefer the environment variable, which ps does not show"),
     ("tls_cert", "--tls-cert", str, "PEM certificate chain file: serve TLS (with --tls-key)"),
@@ -131,7 +140,7 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
 
 
 _METAVARS = {"workers": "N", "threads": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
-             "grace": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
+             "grace": "SECONDS", "max_call_seconds": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
 
 
 def _env_name(name: str) -> str:

@@ -124,7 +124,8 @@ def _tls_credentials(config: Config) -> grpc.ServerCredentials | None:
 def start(config: Config) -> Running:
     """Build and start the server described by `config` (port 0 picks a free port)."""
     credentials = _tls_credentials(config)
-    service = DoubleDummyService(config.workers, config.memory, config.concurrency, config.threads)
+    service = DoubleDummyService(config.workers, config.memory, config.concurrency, config.threads,
+                                 config.max_call_seconds)
     calls = config.concurrency + EXTRA_CALLS + OPEN_STREAMS
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
@@ -165,9 +166,10 @@ def start(config: Config) -> Running:
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, service, health_servicer, open_streams, config, port, [handlers, health_pool])
     log.info("malilla-dd %s serving %s on %s: %d worker(s) of %d thread(s), %d MiB table each, at most %d calls "
-             "at once, messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address,
-             config.workers, config.threads, config.memory >> 20, config.concurrency, config.max_message,
-             "on" if config.tls_cert else "off", "on" if config.token else "off")
+             "at once, %s, messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address,
+             config.workers, config.threads, config.memory >> 20, config.concurrency,
+             f"each for {config.max_call_seconds:g} s at most" if config.max_call_seconds else "no time limit",
+             config.max_message, "on" if config.tls_cert else "off", "on" if config.token else "off")
     return running
 
 

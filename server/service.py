@@ -19,7 +19,9 @@ ANSWER_MARGIN, as its timeout and none starts once that time has run out.
 
 Deadlines and cancellation reach into the search: a call that ends early
 (deadline passed, client gone, server stopping past its grace) cancels its
-search, which stops within a few milliseconds and frees its worker.
+search, which stops within a few milliseconds and frees its worker. The
+server's limit on a call's time (`max_call_seconds`) is a deadline of its own
+(`_Limited`): the searches keep to it, and so does SolveStream's wait for requests.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from collections import deque
 from collections.abc import Generator, Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -111,6 +113,29 @@ def time_left(context: grpc.ServicerContext) -> float | None:
     """Seconds before the call's deadline (0 once passed), None without a deadline."""
     remaining = context.time_remaining()
     return None if remaining is None or remaining > NO_DEADLINE else max(remaining, 0.0)
+
+
+class _Limited:
+    """A call's context whose deadline is its client's or, if sooner, `seconds` after the call
+    began: the server's limit on a call, which its searches and its waits for requests keep to
+    as they keep to a deadline."""
+
+    def __init__(self, context: grpc.ServicerContext, seconds: float) -> None:
+        self.seconds = seconds
+        self._context = context
+        self._end = time.monotonic() + seconds
+
+    def time_remaining(self) -> float | None:
+        own = max(self._end - time.monotonic(), 0.0)
+        client = self._context.time_remaining()
+        return own if client is None else min(client, own)
+
+    def limit_passed(self) -> bool:
+        """Has the server's limit (not the client's deadline) run out, or nearly (DEADLINE_SLACK)?"""
+        return self._end - time.monotonic() <= DEADLINE_SLACK
+
+    def __getattr__(self, name: str) -> Any:   # the rest is the call's own
+        return getattr(self._context, name)
 
 
 ANSWER_MARGIN = 0.02
@@ -269,7 +294,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     """Translates and calls the library; see the module docstring for the worker model."""
 
     def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8,
-                 threads: int = 1) -> None:
+                 threads: int = 1, max_call_seconds: float = 0.0) -> None:
+        """`max_call_seconds`: the longest a call may run (0: no limit)."""
         check_whole("workers", workers, 1)
         check_whole("max_concurrent", max_concurrent, 1)
         check_memory(memory, workers)   # now rather than in each worker's first call
@@ -277,6 +303,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         self.workers = workers
         self.memory = memory
         self.threads = threads
+        self.max_call_seconds = max_call_seconds
         self.admission = _Admission(max_concurrent)
         self._cut_at = math.inf   # monotonic time at which a stopping server cuts the calls in flight
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
@@ -297,7 +324,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         return solver
 
     @contextmanager
-    def _admitted(self, context: grpc.ServicerContext) -> Iterator[None]:
+    def _admitted(self, context: grpc.ServicerContext) -> Iterator[grpc.ServicerContext]:
+        """The call admitted under the concurrency limit, its context bound by the limit on its time."""
         if not self.admission.enter():
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"{self.admission.limit} calls are in progress, the server's limit "
@@ -305,7 +333,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         slot = _Slot(self.admission)
         context.add_callback(slot.release)
         try:
-            yield
+            yield cast(grpc.ServicerContext, _Limited(context, self.max_call_seconds)) if self.max_call_seconds \
+                else context
         finally:
             slot.release()
 
@@ -342,6 +371,9 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         stopped past its grace (what gRPC then tells the client), or the client went away."""
         remaining = time_left(context)
         if remaining is not None and remaining <= DEADLINE_SLACK:
+            if isinstance(context, _Limited) and context.limit_passed():
+                return grpc.StatusCode.DEADLINE_EXCEEDED, \
+                    f"the call ran for {context.seconds:g} s, the server's limit (--max-call-seconds)"
             return grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished"
         if self.past_grace():
             return grpc.StatusCode.UNAVAILABLE, "the server stopped before the search finished"
@@ -385,12 +417,12 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server goes on")
 
     @contextmanager
-    def _handling(self, context: grpc.ServicerContext, method: str) -> Iterator[None]:
-        """One RPC's body: admitted under the concurrency limit; an abort passes, anything
-        else becomes INTERNAL."""
-        with self._admitted(context):
+    def _handling(self, context: grpc.ServicerContext, method: str) -> Iterator[grpc.ServicerContext]:
+        """One RPC's body, given the call's context as `_admitted` gives it; an abort passes,
+        anything else becomes INTERNAL."""
+        with self._admitted(context) as limited:
             try:
-                yield
+                yield limited
             except Exception:
                 self._internal(context, method)
 
@@ -405,19 +437,19 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     # ------------------------------------------------------------ RPCs
 
     def Solve(self, request: pb.SolveRequest, context: grpc.ServicerContext) -> pb.SolveResponse:
-        with self._handling(context, "Solve"):
+        with self._handling(context, "Solve") as context:
             task = self._read(read_solve_request, request, context)
             solution = self._call(task, context)
             return pb.SolveResponse(id=request.id, solution=convert.solution_message(
                 solution, SEATS[task.position.to_move]))
 
     def AnalyzePlay(self, request: pb.AnalyzePlayRequest, context: grpc.ServicerContext) -> pb.AnalyzePlayResponse:
-        with self._handling(context, "AnalyzePlay"):
+        with self._handling(context, "AnalyzePlay") as context:
             task = self._read(read_analyze_request, request, context)
             return pb.AnalyzePlayResponse(analysis=convert.analysis_message(self._call(task, context)))
 
     def Table(self, request: pb.TableRequest, context: grpc.ServicerContext) -> pb.TableResponse:
-        with self._handling(context, "Table"):
+        with self._handling(context, "Table") as context:
             task = self._read(read_table_request, request, context)
             return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
@@ -438,7 +470,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             end()
         try:
             while True:
-                if ended.is_set():
+                if ended.is_set() or time_left(context) == 0:
                     context.abort(*self._ended(context))
                 current[0] = job = self._submit(steps, context)
                 if ended.is_set():
@@ -453,7 +485,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
 
     def GeneratePuzzles(self, request: pb.GeneratePuzzlesRequest,
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
-        with self._handling(context, "GeneratePuzzles"):
+        with self._handling(context, "GeneratePuzzles") as context:
             task = self._read(read_puzzles_request, request, context)
             for item in self._stepped(task, context):
                 if item[0] == "puzzle":
@@ -463,13 +495,13 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         attempts=item[1], found=item[2], count=request.count))
 
     def Advise(self, request: pb.AdviseRequest, context: grpc.ServicerContext) -> Iterator[pb.AdviseResponse]:
-        with self._handling(context, "Advise"):
+        with self._handling(context, "Advise") as context:
             task = self._read(read_advise_request, request, context)
             for item in self._stepped(task, context):
                 yield convert.advice_message(item)
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
-        with self._handling(context, "LegalMoves"):
+        with self._handling(context, "LegalMoves") as context:
             if not request.HasField("position"):
                 context.abort_with_status(BadRequest([("position", "missing")]).status())
             try:
@@ -482,7 +514,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveRequest],
                     context: grpc.ServicerContext) -> Iterator[pb.SolveResponse]:
-        with self._admitted(context):
+        with self._admitted(context) as context:
             stream = _Stream(self, context, window=self.workers)
             if not context.add_callback(stream.cancel):
                 return
@@ -509,7 +541,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         answer, SEATS[job.task.position.to_move]))
                 if stream.failure is not None:
                     context.abort(grpc.StatusCode.CANCELLED, "the request stream ended with an error")
-                if stream.cancelled:   # the call ended under the handler: its status, for the access log
+                # the call ended under the handler (its status, for the access log), or its time ran out
+                if stream.cancelled or not stream.ended or stream.items:
                     context.abort(*self._ended(context))
             except Exception:
                 self._internal(context, "SolveStream")
@@ -576,11 +609,11 @@ class _Stream:
             self.cond.notify_all()
 
     def next_item(self) -> tuple | None:
-        """The next request in order, or None at the end of the stream."""
+        """The next request in order; None at the end of the stream or of the call, or once the
+        call's time (its deadline, or the server's limit on a call) has run out."""
         with self.cond:
-            while not self.items and not self.ended and not self.cancelled:
-                self.cond.wait()
-            if self.cancelled or not self.items:
+            self.cond.wait_for(lambda: self.items or self.ended or self.cancelled, time_left(self.context))
+            if self.cancelled or not self.items or time_left(self.context) == 0:
                 return None
             return self.items.popleft()
 

@@ -131,6 +131,62 @@ class TestDeadlines:
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
 
 
+class TestCallLimit:
+    """--max-call-seconds: a call of no deadline of its own ends with DEADLINE_EXCEEDED once it has
+    run that long, so that neither an idle stream nor a runaway call keeps its place for ever."""
+
+    LIMIT = "the call ran for 0.5 s, the server's limit (--max-call-seconds)"
+
+    @staticmethod
+    def ended(call: grpc.Future) -> grpc.RpcError:
+        """The error that ends `call`, which has no deadline: cancelled after a minute, as a failure."""
+        watchdog = threading.Timer(60, call.cancel)
+        watchdog.start()
+        try:
+            with pytest.raises(grpc.RpcError) as info:
+                for _ in call:
+                    pass
+        finally:
+            watchdog.cancel()
+        return info.value
+
+    def test_an_idle_stream_and_a_runaway_call_end_at_the_limit(self, caplog):
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        hold = threading.Event()
+
+        def idle() -> Iterator[pb.SolveRequest]:
+            yield solve_request(easy_position(), request_id="a")
+            hold.wait(120)
+
+        with running_server(workers=1, max_concurrent=2, max_call_seconds=0.5) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            stream = stub.SolveStream(idle())
+            assert next(stream).id == "a"
+            puzzles = stub.GeneratePuzzles(pb.GeneratePuzzlesRequest(game="malilla", count=1000, seed=1,
+                                                                     max_attempts=2_000_000))
+            for call in (stream, puzzles):
+                error = self.ended(call)
+                assert (error.code(), error.details()) == (grpc.StatusCode.DEADLINE_EXCEEDED, self.LIMIT)
+            hold.set()
+            assert wait_until(lambda: server.service.admission.active == 0)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Solve(hard_request())
+            assert (info.value.code(), info.value.details()) == (grpc.StatusCode.DEADLINE_EXCEEDED, self.LIMIT)
+            assert stub.Solve(solve_request(easy_position())).solution.value == 6
+            channel.close()
+        statuses = [r.getMessage().split(" latency")[0].rsplit("/", 1)[1] for r in caplog.records
+                    if r.name == "malilla_dd.access"]
+        assert sorted(statuses) == ["GeneratePuzzles status=DEADLINE_EXCEEDED", "Solve status=DEADLINE_EXCEEDED",
+                                    "Solve status=OK", "SolveStream status=DEADLINE_EXCEEDED"]
+
+    def test_0_is_no_limit(self):
+        with running_server(workers=1, max_call_seconds=0) as server:
+            channel = channel_to(server)
+            assert stub_of(channel).Solve(hard_request(), timeout=60).HasField("solution")
+            channel.close()
+
+
 class TestCancellation:
     def test_client_cancel_stops_the_search(self, one_worker):
         server, stub = one_worker
@@ -838,20 +894,24 @@ class TestConfig:
 
     def test_defaults(self):
         config = self.parse([], {})
-        assert (config.host, config.port, config.max_message, config.grace) == ("127.0.0.1", 50051, 4 << 20, 10.0)
+        assert (config.host, config.port, config.max_message, config.grace, config.max_call_seconds) == \
+            ("127.0.0.1", 50051, 4 << 20, 10.0, 600.0)
         assert config.workers >= 1 and config.concurrency == 8 * config.workers and config.threads == 1
         assert config.memory == 256 << 20 and config.token is None and config.tls_cert is None
 
     def test_environment_then_flags(self):
         env = {"MALILLA_DD_PORT": "6000", "MALILLA_DD_WORKERS": "3", "MALILLA_DD_MEMORY": "64M",
                "MALILLA_DD_MAX_CONCURRENT": "5", "MALILLA_DD_MAX_MESSAGE": "1MiB", "MALILLA_DD_GRACE": "2.5",
-               "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0", "MALILLA_DD_THREADS": "4"}
+               "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0", "MALILLA_DD_THREADS": "4",
+               "MALILLA_DD_MAX_CALL_SECONDS": "0"}
         config = self.parse([], env)
         assert (config.port, config.workers, config.memory, config.concurrency, config.max_message, config.grace,
-                config.token, config.host, config.threads) == (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0", 4)
-        config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G", "--threads", "2"], env)
-        assert (config.port, config.workers, config.memory, config.concurrency, config.threads) == \
-            (7000, 1, 1 << 30, 5, 2)
+                config.token, config.host, config.threads, config.max_call_seconds) == \
+            (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0", 4, 0.0)
+        config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G", "--threads", "2",
+                             "--max-call-seconds", "30"], env)
+        assert (config.port, config.workers, config.memory, config.concurrency, config.threads,
+                config.max_call_seconds) == (7000, 1, 1 << 30, 5, 2, 30.0)
 
     @pytest.mark.parametrize("argv,env,words", [
         (["--port", "70000"], {}, "--port: 70000"),
@@ -872,6 +932,9 @@ class TestConfig:
         (["--grace", "-1"], {}, "grace"),
         (["--grace", "nan"], {}, "grace: nan seconds (0 or more, finite)"),
         (["--grace", "inf"], {}, "grace: inf seconds (0 or more, finite)"),
+        (["--max-call-seconds", "-1"], {}, "--max-call-seconds: -1.0 seconds (0 for no limit, or more, finite)"),
+        ([], {"MALILLA_DD_MAX_CALL_SECONDS": "inf"}, "MALILLA_DD_MAX_CALL_SECONDS: inf seconds"),
+        ([], {"MALILLA_DD_MAX_CALL_SECONDS": "ten"}, "MALILLA_DD_MAX_CALL_SECONDS: 'ten' is not a valid max call"),
         (["--token", ""], {}, "token: must be printable ASCII without spaces, and not empty"),
         (["--token", "two words"], {}, "token: must be"),
         ([], {"MALILLA_DD_TOKEN": "line\nbreak"}, "MALILLA_DD_TOKEN: must be"),
