@@ -11,7 +11,7 @@ RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
 job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
 (`_Steps`), so that other calls take their turns between the items and a client that stops
-reading stops the work once gRPC's flow control holds what was sent. A job is one library
+reading stops the work once what was sent fills gRPC's flow-control window (of bytes). A job is one library
 call (`Solver.solve`, `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
 behind `_Budget`, so an analysis or a table, which are many searches, is bound
 by the call as a whole: each search gets the call's remaining time, less
