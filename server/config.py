@@ -126,7 +126,9 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
      "calls in progress at once; one more gets RESOURCE_EXHAUSTED (default 8 per worker); with "
      f"{EXTRA_CALLS} more being answered or refused at once, gRPC itself refuses the next call, a health "
      "check too, unlogged"),
-    ("max_message", "--max-message", parse_size, "largest request or response message (default 4M)"),
+    ("max_message", "--max-message", parse_size, "largest request, and largest answer of the service; health "
+                                                  "and reflection answers, a few KiB, go out whatever it is "
+                                                  "(default 4M)"),
     ("grace", "--grace", float, "seconds that calls in flight get to finish on SIGTERM/SIGINT (default 10)"),
     ("max_call_seconds", "--max-call-seconds", float,
      "the longest a call may run: past it, its search stops and a SolveStream stops waiting for requests, "

@@ -128,18 +128,21 @@ class AccessLog(grpc.ServerInterceptor):
 
 
 class AnswerSize(grpc.ServerInterceptor):
-    """An answer over the server's message limit ends its call with RESOURCE_EXHAUSTED, naming
-    its size and the limit, before gRPC refuses to send it. gRPC's own refusal (the same code)
-    comes after the handler has returned, so the access log would record the call as OK."""
+    """An answer of the methods under `methods` over the server's message limit ends its call
+    with RESOURCE_EXHAUSTED, naming its size and the limit. It is the server's only limit on
+    answers: gRPC's own would refuse them only after the handler has returned (so the access
+    log would record the call as OK), and would refuse reflection's answers, a few KiB, under
+    a small limit."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, methods: str) -> None:
         self.limit = limit
+        self._methods = methods
         self._made = _Made()
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
-        if handler is None:
-            return None
+        if handler is None or not details.method.startswith(self._methods):
+            return handler
         return self._made.get(details, handler, lambda: _wrap(handler, self._unary, self._stream))
 
     def _checked(self, answer: Any, context: grpc.ServicerContext) -> Any:

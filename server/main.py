@@ -130,17 +130,18 @@ def start(config: Config) -> Running:
     handlers = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="dd-rpc")
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
     open_streams = OpenStreams(OPEN_STREAMS)
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog(service.past_grace), AnswerSize(config.max_message),
-                                                  open_streams]
+    methods = f"/{SERVICE_NAME}/"
+    interceptors: list[grpc.ServerInterceptor] = [AccessLog(service.past_grace),
+                                                  AnswerSize(config.max_message, methods), open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))
-    interceptors.append(MessageCheck(f"/{SERVICE_NAME}/"))
+    interceptors.append(MessageCheck(methods))
     server = grpc.server(
         handlers,
         interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", config.max_message),
-            ("grpc.max_send_message_length", config.max_message),
+            ("grpc.max_send_message_length", -1),   # the service's answers: AnswerSize
             ("grpc.so_reuseport", 0),   # a second server on a busy port fails instead of sharing it
         ],
         maximum_concurrent_rpcs=calls,

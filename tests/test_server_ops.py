@@ -365,6 +365,15 @@ class TestLimits:
             assert stub.Solve(solve_request(easy_position(), request_id="small"), timeout=5).id == "small"
             channel.close()
 
+    def test_reflection_answers_whatever_the_message_limit(self):
+        """The limit on answers is the service's: reflection's answers, a few KiB, go out under 1 KiB."""
+        with running_server(max_message=1024) as server:
+            channel = channel_to(server)
+            pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
+            assert len(pool.FindServiceByName(SERVICE_NAME).methods) == 7
+            assert "play" in pool.FindMessageTypeByName("malilla.dd.v1.PlayedDeal").fields_by_name
+            channel.close()
+
     def test_an_answer_over_the_message_limit_is_refused_and_logged_so(self, caplog):
         """The analysis of a whole deal is far over 1 KiB: the call ends with RESOURCE_EXHAUSTED
         naming the answer's size, the access log says so, and the server goes on."""
