@@ -12,6 +12,7 @@ Kept free of gRPC imports so that `malilla-dd --help` stays quick.
 | --max-concurrent   | MALILLA_DD_MAX_CONCURRENT   | 8 per worker                   |
 | --max-message      | MALILLA_DD_MAX_MESSAGE      | 4M                             |
 | --grace            | MALILLA_DD_GRACE            | 10 (seconds)                   |
+| --drain            | MALILLA_DD_DRAIN            | 0 (seconds)                    |
 | --max-call-seconds | MALILLA_DD_MAX_CALL_SECONDS | 600 (0: no limit)              |
 | --token            | MALILLA_DD_TOKEN            | none (no token asked)          |
 | --tls-cert/-key    | MALILLA_DD_TLS_CERT/_KEY    | none (plaintext)               |
@@ -71,6 +72,8 @@ class Config:
     """None: 8 per worker."""
     max_message: int = DEFAULT_MAX_MESSAGE
     grace: float = DEFAULT_GRACE
+    drain: float = 0.0
+    """Seconds of serving on, health NOT_SERVING, between SIGTERM/SIGINT and the stop."""
     max_call_seconds: float = DEFAULT_MAX_CALL_SECONDS
     """The longest a call of the service may run, in seconds; 0: no limit."""
     token: str | None = None
@@ -90,8 +93,9 @@ class Config:
             check_whole("max_concurrent", self.max_concurrent, 1)
         if not 1024 <= self.max_message < 1 << 31:
             raise ValueError(f"max_message: {self.max_message} bytes (at least 1K, under 2G: gRPC's limit)")
-        if not 0 <= self.grace < math.inf:
-            raise ValueError(f"grace: {self.grace} seconds (0 or more, finite)")
+        for name in ("grace", "drain"):
+            if not 0 <= getattr(self, name) < math.inf:
+                raise ValueError(f"{name}: {getattr(self, name)} seconds (0 or more, finite)")
         if not 0 <= self.max_call_seconds < math.inf:
             raise ValueError(f"max_call_seconds: {self.max_call_seconds} seconds (0 for no limit, or more, finite)")
         check_token(self.token)
@@ -130,6 +134,8 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
                                                   "and reflection answers, a few KiB, go out whatever it is "
                                                   "(default 4M)"),
     ("grace", "--grace", float, "seconds that calls in flight get to finish on SIGTERM/SIGINT (default 10)"),
+    ("drain", "--drain", float, "seconds of serving on after SIGTERM/SIGINT, with health checks answering "
+                                "NOT_SERVING, before the stop and its grace (default 0)"),
     ("max_call_seconds", "--max-call-seconds", float,
      "the longest a call may run: past it, its search stops and a SolveStream stops waiting for requests, "
      "with DEADLINE_EXCEEDED (default 600; 0: no limit)"),
@@ -142,7 +148,7 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
 
 
 _METAVARS = {"workers": "N", "threads": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
-             "grace": "SECONDS", "max_call_seconds": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
+             "grace": "SECONDS", "drain": "SECONDS", "max_call_seconds": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
 
 
 def _env_name(name: str) -> str:

@@ -39,8 +39,9 @@ HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 
 
 class Running:
-    """A started server. `stop()` turns health to NOT_SERVING, stops accepting calls,
-    lets the calls in flight finish within the grace period, then frees the workers."""
+    """A started server. `stop()` turns health to NOT_SERVING, serves on through the drain,
+    stops accepting calls, lets the calls in flight finish within the grace period, then frees
+    the workers."""
 
     def __init__(self, server: grpc.Server, service: DoubleDummyService, health: health.HealthServicer,
                  open_streams: OpenStreams, config: Config, port: int, pools: list[ThreadPoolExecutor]) -> None:
@@ -52,32 +53,44 @@ class Running:
         self.port = port
         self._pools = pools
         self._stopped = threading.Event()
+        self._drained = threading.Event()
         self._lock = threading.Lock()
         self._stopping = False
+        self._grace = NO_LIMIT   # the shortest asked for
 
     @property
     def address(self) -> str:
         host = self.config.host
         return f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
 
-    def stop(self, grace: float | None = None) -> None:
-        """Graceful stop (`grace` seconds, the configured one by default); a second call
-        while stopping shortens the grace period to its own."""
+    def stop(self, grace: float | None = None, drain: float = 0.0) -> None:
+        """Graceful stop: health NOT_SERVING at once (open watches see it and end, reflection
+        streams are cancelled), calls served on for `drain` seconds, so that load balancers
+        see it before calls are refused, then no new calls and `grace` seconds (the configured
+        grace by default) for the calls in flight. A second call while stopping ends the drain
+        and shortens the grace to its own."""
         # a longer wait would overflow the clock (as a timeout would); 30 years is as long
         grace = min(self.config.grace if grace is None else grace, NO_LIMIT)
         with self._lock:
             first = not self._stopping
             self._stopping = True
-        self.service.stop_calls(grace)
-        if first:
-            for watched in self.open_streams.close():   # the answer that ends each open watch
-                self.health.set(watched, health_pb2.HealthCheckResponse.NOT_SERVING)
-            self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
-            log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
-        done = self.server.stop(grace)
+            self._grace = grace = min(self._grace, grace)
         if not first:
+            self._drained.set()
+            self.service.stop_calls(grace)
+            self.server.stop(grace)
             return
-        done.wait()
+        for watched in self.open_streams.close():   # the answer that ends each open watch
+            self.health.set(watched, health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.health.enter_graceful_shutdown()   # every service NOT_SERVING, for good
+        if drain > 0:
+            log.info("draining: health NOT_SERVING, calls still served for %.1f s", drain)
+            self._drained.wait(min(drain, NO_LIMIT))
+            with self._lock:
+                grace = self._grace
+        self.service.stop_calls(grace)
+        log.info("stopping: no new calls; %.1f s for the calls in flight", grace)
+        self.server.stop(grace).wait()
         self.service.close()
 
         def close_pools() -> None:
@@ -198,7 +211,7 @@ def serve(config: Config) -> int:
     try:
         while not requested.wait(1.0):
             pass
-        running.stop()
+        running.stop(drain=config.drain)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

@@ -554,6 +554,34 @@ class TestShutdown:
             hold.set()
             channel.close()
 
+    def test_the_drain_serves_calls_with_health_not_serving(self):
+        """Through the drain, health checks and new watches see NOT_SERVING (so load balancers
+        send no more calls) while calls are still answered, and a reflection stream, which could
+        hold the stop, is refused; a second stop ends the drain."""
+        with running_server(workers=1, grace=5) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+            stopper = threading.Thread(target=server.stop, kwargs={"drain": 600})
+            stopper.start()
+            assert wait_until(lambda: health.Check(request, timeout=30).status ==
+                              health_pb2.HealthCheckResponse.NOT_SERVING, 30)
+            assert stub.Solve(solve_request(easy_position()), timeout=30).solution.value == 6
+            assert [answer.status for answer in health.Watch(request, timeout=30)] == \
+                [health_pb2.HealthCheckResponse.NOT_SERVING]
+            with pytest.raises(grpc.RpcError) as info:
+                ProtoReflectionDescriptorDatabase(channel).get_services()
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert stopper.is_alive() and not server.wait(0)
+            server.stop(0)
+            stopper.join(30)
+            assert not stopper.is_alive() and server.wait(0)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Solve(solve_request(easy_position()), timeout=30)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            channel.close()
+
     def test_a_slow_access_log_does_not_cost_a_call_its_answer(self):
         """A call whose handler is done is still in flight until its answer is sent."""
         class Slow(logging.Handler):
@@ -715,6 +743,21 @@ class TestProcess:
         assert "method=/malilla.dd.v1.DoubleDummy/Solve status=OK latency_ms=" in err
         assert "method=/malilla.dd.v1.DoubleDummy/Solve status=DEADLINE_EXCEEDED latency_ms=" in err
         assert f"{signal.Signals(signum).name} received" in err
+        assert err.rstrip().endswith("stopped")
+
+    def test_a_signal_drains_then_a_second_one_stops(self):
+        with ServeProcess("--workers", "1", "--memory", "16M", env={"MALILLA_DD_DRAIN": "600"}) as server:
+            with Client(server.address, timeout=30) as client:
+                assert client.health() == "SERVING"
+                server.proc.send_signal(signal.SIGTERM)
+                assert wait_until(lambda: server.count("draining: health NOT_SERVING, calls still served for 600.0 s"),
+                                  30)
+                assert client.health() == "NOT_SERVING"
+                assert client.solve(easy_position()).value == 6
+            server.proc.send_signal(signal.SIGTERM)
+            assert server.proc.wait(30) == 0
+            err = server.stderr()
+        assert "SIGTERM again: cancelling the calls in flight" in err
         assert err.rstrip().endswith("stopped")
 
     def test_environment_configures_it(self):
@@ -903,8 +946,8 @@ class TestConfig:
 
     def test_defaults(self):
         config = self.parse([], {})
-        assert (config.host, config.port, config.max_message, config.grace, config.max_call_seconds) == \
-            ("127.0.0.1", 50051, 4 << 20, 10.0, 600.0)
+        assert (config.host, config.port, config.max_message, config.grace, config.max_call_seconds, config.drain) == \
+            ("127.0.0.1", 50051, 4 << 20, 10.0, 600.0, 0.0)
         assert config.workers >= 1 and config.concurrency == 8 * config.workers and config.threads == 1
         assert config.memory == 256 << 20 and config.token is None and config.tls_cert is None
 
@@ -912,15 +955,15 @@ class TestConfig:
         env = {"MALILLA_DD_PORT": "6000", "MALILLA_DD_WORKERS": "3", "MALILLA_DD_MEMORY": "64M",
                "MALILLA_DD_MAX_CONCURRENT": "5", "MALILLA_DD_MAX_MESSAGE": "1MiB", "MALILLA_DD_GRACE": "2.5",
                "MALILLA_DD_TOKEN": "abc", "MALILLA_DD_HOST": "0.0.0.0", "MALILLA_DD_THREADS": "4",
-               "MALILLA_DD_MAX_CALL_SECONDS": "0"}
+               "MALILLA_DD_MAX_CALL_SECONDS": "0", "MALILLA_DD_DRAIN": "7"}
         config = self.parse([], env)
         assert (config.port, config.workers, config.memory, config.concurrency, config.max_message, config.grace,
-                config.token, config.host, config.threads, config.max_call_seconds) == \
-            (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0", 4, 0.0)
+                config.token, config.host, config.threads, config.max_call_seconds, config.drain) == \
+            (6000, 3, 64 << 20, 5, 1 << 20, 2.5, "abc", "0.0.0.0", 4, 0.0, 7.0)
         config = self.parse(["--port", "7000", "--workers", "1", "--memory", "1G", "--threads", "2",
-                             "--max-call-seconds", "30"], env)
+                             "--max-call-seconds", "30", "--drain", "0.5"], env)
         assert (config.port, config.workers, config.memory, config.concurrency, config.threads,
-                config.max_call_seconds) == (7000, 1, 1 << 30, 5, 2, 30.0)
+                config.max_call_seconds, config.drain) == (7000, 1, 1 << 30, 5, 2, 30.0, 0.5)
 
     @pytest.mark.parametrize("argv,env,words", [
         (["--port", "70000"], {}, "--port: 70000"),
@@ -941,6 +984,8 @@ class TestConfig:
         (["--grace", "-1"], {}, "grace"),
         (["--grace", "nan"], {}, "grace: nan seconds (0 or more, finite)"),
         (["--grace", "inf"], {}, "grace: inf seconds (0 or more, finite)"),
+        (["--drain", "-2"], {}, "--drain: -2.0 seconds (0 or more, finite)"),
+        ([], {"MALILLA_DD_DRAIN": "nan"}, "MALILLA_DD_DRAIN: nan seconds (0 or more, finite)"),
         (["--max-call-seconds", "-1"], {}, "--max-call-seconds: -1.0 seconds (0 for no limit, or more, finite)"),
         ([], {"MALILLA_DD_MAX_CALL_SECONDS": "inf"}, "MALILLA_DD_MAX_CALL_SECONDS: inf seconds"),
         ([], {"MALILLA_DD_MAX_CALL_SECONDS": "ten"}, "MALILLA_DD_MAX_CALL_SECONDS: 'ten' is not a valid max call"),
