@@ -19,7 +19,7 @@ from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS
 from solver.position import Position, check_history_length, json_object
-from solver.profiles import LONGEST_DEAL
+from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
@@ -75,8 +75,9 @@ def position_dict(msg: pb.Position) -> dict[str, Any]:
         obj["to_move"] = msg.to_move
     if msg.HasField("history"):
         tricks = msg.history.tricks
-        # one too long for every game is refused by its count before its tricks are copied
-        check_history_length(len(tricks), LONGEST_DEAL)
+        # one too long for its game (or, when the game is not known, for every game) is refused by its
+        # count before its tricks are copied
+        check_history_length(len(tricks), PROFILES.get(msg.game.lower(), LONGEST_DEAL))
         obj["history"] = [list(t.cards) for t in tricks]
     if msg.pending_doubling:
         obj["pending_doubling"] = True

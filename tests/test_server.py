@@ -332,6 +332,16 @@ class TestBadRequests:
             stub.Solve(request, timeout=10)
         assert_field_error(info.value, field, words)
 
+    @pytest.mark.parametrize("game, tricks, words", [("manille", 9, "9 tricks; a manille deal has 8"),
+                                                     ("whist", 11, "11 tricks; a malilla deal has 10")])
+    def test_a_history_too_long_is_refused_for_its_own_game(self, stub, game, tricks, words):
+        """By the deal of the game the message names, or of the game with the longest deals."""
+        request = solve_request(bad(MALILLA_MID, history=[[]] * tricks))
+        request.position.game = game
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Solve(request, timeout=10)
+        assert_field_error(info.value, "position.history", words)
+
     def test_history_card_path(self, stub):
         """An illegal card in the history is named by its trick and place."""
         p = Position.from_json(full_deal("manille", seed=3))
