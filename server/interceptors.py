@@ -288,16 +288,15 @@ class MessageCheck(grpc.ServerInterceptor):
 
     def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
         handler = continuation(details)
-        if handler is None or handler.request_deserializer is None:
+        parse = None if handler is None else handler.request_deserializer
+        if parse is None:   # no handler, or bytes as they came: nothing to check
             return handler
         return self._made.get(details, handler,
-                              lambda: self._check(handler, details.method.startswith(self._streams)))
+                              lambda: self._check(handler, parse, details.method.startswith(self._streams)))
 
     @staticmethod
-    def _check(handler: grpc.RpcMethodHandler, items_known: bool) -> grpc.RpcMethodHandler:
-        parse = handler.request_deserializer
-        if parse is None:   # bytes as they came: nothing to check
-            return handler
+    def _check(handler: grpc.RpcMethodHandler, parse: Callable[[bytes], Any],
+               items_known: bool) -> grpc.RpcMethodHandler:
         name = getattr(getattr(parse, "__self__", None), "__name__", "request")
         article = "an" if name[0] in "AEIOU" else "a"
 

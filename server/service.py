@@ -174,9 +174,6 @@ class _Budget:
             remaining = timeout if remaining is None else min(remaining, timeout)
         return self._solver.solve(position, mode, objective, target, timeout=remaining)
 
-    def __getattr__(self, name: str) -> Any:   # anything else the library may use
-        return getattr(self._solver, name)
-
 
 class _Job:
     """A task (a solve, an analysis, a table) on its way through the pool; `cancel()` may come
