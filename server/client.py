@@ -248,6 +248,20 @@ class Client:
         request = pb.TableRequest(deal=convert.deal_message(deal))
         return convert.table_json(self._call(self.stub.Table, request, timeout).table)
 
+    def generate_puzzles(self, game: str, count: int, seed: int = 0, min_tricks: int | None = None,
+                         max_tricks: int | None = None, margin: int | None = None, max_attempts: int | None = None,
+                         timeout: float | None = None) -> Iterator[dict[str, Any]]:
+        """`solver.puzzles.generate` on the server: each puzzle's JSON as it is found (equal to the
+        library's `Puzzle.to_json()`); options left out take the server's defaults."""
+        request = pb.GeneratePuzzlesRequest(game=game, count=count, seed=seed)
+        for name, value in (("min_tricks", min_tricks), ("max_tricks", max_tricks), ("margin", margin),
+                            ("max_attempts", max_attempts)):
+            if value is not None:
+                setattr(request, name, value)
+        for item in self._stream(self.stub.GeneratePuzzles, request, timeout):
+            if item.HasField("puzzle"):
+                yield convert.puzzle_json(item.puzzle)
+
     def advise(self, view: dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the

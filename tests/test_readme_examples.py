@@ -14,6 +14,7 @@ from solver.advice import view_of
 from solver.analysis import analyze
 from solver.batch import BatchStats
 from solver.deal import deal
+from solver.puzzles import generate
 from solver.solve import Solution, solve
 from solver.table import table_of
 
@@ -101,6 +102,7 @@ def test_client():
         code = code.replace("        ...", "        answers.append(answer)")
         code = code.replace("    dd.analyze_play(", "    analysed = dd.analyze_play(")
         code = code.replace("    dd.table(", "    tabled = dd.table(")
+        code = code.replace("    list(dd.generate_puzzles(", "    puzzled = list(dd.generate_puzzles(")
         answers: list = []
         played, full = played_deal("malilla", 1), deal(get_profile("malilla"), seed=1).to_deal_json()
         scope = run(code, position_json=p1, p1=p1, p2=p2, played_deal_json=played, deal_json=full, answers=answers)
@@ -108,3 +110,4 @@ def test_client():
     assert [type(a) for a in answers] == [Solution, Solution]
     assert scope["analysed"] == analyze(played).to_json()
     assert scope["tabled"] == table_of(full).to_json()
+    assert scope["puzzled"] == [p.to_json() for p in generate("manille", 2, 1)]

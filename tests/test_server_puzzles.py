@@ -50,6 +50,12 @@ def test_options_reach_the_library(stub):
     assert all(min(p["alternatives"].values()) >= 5 and len(p["line"]) == 16 for p in puzzles)
 
 
+def test_the_client_yields_the_library_puzzles(client):
+    got = list(client.generate_puzzles("manille", 2, seed=8, min_tricks=4, max_tricks=4, margin=5, max_attempts=4000))
+    assert got == [p.to_json() for p in generate(get_profile("manille"), 2, seed=8, min_tricks=4, max_tricks=4,
+                                                 margin=5)]
+
+
 def test_the_attempt_limit_ends_the_stream(stub):
     items = list(stub.GeneratePuzzles(request(count=1000, max_attempts=30, progress_every=10), timeout=60))
     progress = [i.progress for i in items if i.HasField("progress")]
