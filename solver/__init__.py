@@ -5,7 +5,7 @@ __version__ = "0.1.0"
 
 if importlib.util.find_spec(f"{__name__}._core") is None:   # a checkout whose core is not built
     raise ImportError("solver's compiled search core (solver._core) is missing: build it with "
-                      "`python -m pip install -e .` or `python setup.py build_ext --inplace`")
+                      "`python -m pip install -e .`")
 
 from .profiles import MALILLA, MANILLE, PROFILES, Profile, get_profile
 from .position import IllegalPlay, Position, PositionError

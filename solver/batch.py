@@ -152,20 +152,26 @@ def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
 
 def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None,
               run: dict[str, Any] | None = None) -> set[int]:
-    """Indices of the complete lines of an earlier run's output; cuts off a trailing partial line.
+    """Indices of the complete lines of an earlier run's output; cuts off a trailing partial line,
+    once every complete line is read and found to be a batch output line.
 
     `on_line` sees each of those lines (so a resumed run's statistics cover the whole file). With
     `run`, a line of another run (another job, options or generated stream) is refused: going on
-    would mix two runs' answers in one file."""
+    would mix two runs' answers in one file. A refused file is left as it was."""
     done: set[int] = set()
     if not os.path.exists(path):
         return done
     with open(path, "rb+") as f:
         end = _complete_end(f)
-        if end < f.seek(0, os.SEEK_END):
-            f.truncate(end)
+        size = f.seek(0, os.SEEK_END)
+        f.seek(end)
+        if end < size and not f.read(len(_LINE_START)) == _LINE_START[:size - end]:
+            raise ValueError(f"output: {path} ends in a part line that is not a line of a batch run: give "
+                             "another file")
         f.seek(0)
         for number, raw in enumerate(f, 1):   # one line at a time: the file may hold millions
+            if f.tell() > end:   # the part line, cut off below
+                break
             if not raw.strip():
                 continue
             try:
@@ -182,7 +188,13 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
             done.add(index)
             if on_line is not None:
                 on_line(line)
+        if end < size:
+            f.truncate(end)
     return done
+
+
+_LINE_START = b'{"index": '
+"""How every line of a batch run's output begins (`run_chunk`)."""
 
 
 CONNECT_SECONDS = 30

@@ -132,7 +132,7 @@ def input_lines(stream: TextIO) -> Iterator[str]:
 def blank_line(line: str) -> bool:
     """Is an input line empty: nothing but white space and a byte-order mark (which the JSON
     readers drop)? A line cut at MAX_LINE is not, whatever its first characters."""
-    return len(line) <= MAX_LINE and not line.strip().lstrip("\ufeff").strip()
+    return not (len(line) > MAX_LINE and not line.endswith("\n")) and not line.strip().lstrip("\ufeff").strip()
 
 
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",

@@ -82,10 +82,14 @@ class Profile:
         check_whole(f"Profile {self.name}: trick_bonus", self.trick_bonus, 0)
         if self.protected_rank is not None and self.protected_rank not in self.ranks:
             refuse("protected_rank", f"{quoted(self.protected_rank)} is not one of the ranks")
-        if len(self.ranks) - self._worthless_ranks() > MAX_KEYED_RANKS:
-            refuse("points", f"{len(self.ranks) - self._worthless_ranks()} ranks of a suit stand above its worthless "
-                   f"bottom ones (worth no points, up to a protected one among them); the search holds at most "
-                   f"{MAX_KEYED_RANKS}")
+        keyed = len(self.ranks) - self._worthless_ranks()
+        if keyed > MAX_KEYED_RANKS:
+            if len(self.ranks) - self._worthless_ranks(protected=False) <= MAX_KEYED_RANKS:
+                refuse("protected_rank", f"{quoted(self.protected_rank)} among the worthless ranks leaves {keyed} "
+                       f"ranks above the ones the search keys by their order alone, and it holds at most "
+                       f"{MAX_KEYED_RANKS}: protect the top or the bottom of the worthless ones, or a rank above")
+            refuse("points", f"{keyed} ranks of a suit stand above its worthless bottom ones (worth no points, up to "
+                   f"a protected one among them); the search holds at most {MAX_KEYED_RANKS}")
         for name in FLAGS:
             if not isinstance(getattr(self, name), bool):
                 refuse(name, f"{quoted(getattr(self, name))} is not True or False")
@@ -104,13 +108,13 @@ class Profile:
         for i, size in enumerate(self.packets):
             check_whole(f"Profile {self.name}: packets[{i}]", size, 1)
 
-    def _worthless_ranks(self) -> int:
+    def _worthless_ranks(self, protected: bool = True) -> int:
         """How many ranks at the bottom of a suit the search keys by their order alone: those worth no
         points, up to a protected one among them (whose place the key then knows: their top)."""
         low = 0
         while low < len(self.points) and self.points[-1 - low] == 0:
             low += 1
-        if self.protected_rank is not None:
+        if protected and self.protected_rank is not None:
             protected = len(self.ranks) - 1 - self.ranks.index(self.protected_rank)
             if 0 < protected < low - 1:
                 low = protected + 1

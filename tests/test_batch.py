@@ -472,6 +472,21 @@ def test_an_output_that_is_no_batch_output_is_refused(tmp_path):
     assert foreign.read_text().count("\n") == 1
 
 
+def test_a_refused_output_is_left_as_it_was(cluster, tmp_path):
+    """Its part line is cut off only once the whole file reads as the run's own output."""
+    _, client = cluster
+    run_line = next(iter(run_chunk("solve", [(0, json.dumps(generated_item("solve", "manille", 1, 0)))], {})))[1]
+    cases = [("notes.txt", "my notes\nlast line without its end", "ends in a part line that is not a line"),
+             ("config.json", '{"name": "x", "items": [1, 2]}', "ends in a part line that is not a line"),
+             ("other.jsonl", run_line + "\n" + run_line[:20], "holds the lines of another run")]
+    for name, text, message in cases:
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            run_batch("solve", str(path), client=client, game="manille", deals=2, seed=9)
+        assert path.read_text() == text
+
+
 def test_an_output_file_that_cannot_grow_is_named_and_exit_1(cluster, tmp_path):
     """A file size limit (`ulimit -f`) fails the output's writes as a full disk would."""
     lc, _ = cluster

@@ -1135,6 +1135,7 @@ def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(mon
         Position.from_json(lines[2])
     cut = next(module.input_lines(io.StringIO(" " * 50 + "{}\n")))   # blank as far as it is read, but cut
     assert cut == " " * 11 and not module.blank_line(cut)
+    assert module.blank_line(" " * 10 + "\n")   # as long as a line may be, and whole
 
 
 def test_a_failed_read_names_the_file_or_standard_input():

@@ -26,7 +26,7 @@ from solver.rules import core_rules
     (dict(packets=()), "packets: expected a tuple of packet sizes"),
     (dict(packets=(3, 0)), r"packets\[1\]: 0 must be at least 1"),
     (dict(points=(5, 4, 3, 2, 1, 1, 1, 0, 0, 0)), "points: 7 ranks of a suit stand above its worthless bottom ones"),
-    (dict(protected_rank="4"), "points: 7 ranks of a suit stand above its worthless bottom ones"),
+    (dict(protected_rank="4"), "protected_rank: '4' among the worthless ranks leaves 7 ranks above the ones"),
     (dict(ranks=("7", "a", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'a' is not a rank name"),
     (dict(ranks=("7", "ACE", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'ACE' is not a rank name"),
     (dict(ranks=("7", "A K", "K", "Q", "J", "6", "5", "4", "3", "2")), "ranks: 'A K' is not a rank name"),
@@ -49,7 +49,7 @@ def test_a_protected_rank_inside_the_worthless_ones_ends_those_keyed_by_order_al
     not, since the ranks keyed by their order alone would then end at the 4, leaving 7 above."""
     for rank in ("2", "6"):
         assert dataclasses.replace(MALILLA, protected_rank=rank).protected_rank == rank
-    with pytest.raises(ValueError, match="points: 7 ranks of a suit stand above"):
+    with pytest.raises(ValueError, match="protected_rank: '4' among the worthless ranks leaves 7 ranks above"):
         dataclasses.replace(MALILLA, protected_rank="4")
 
 
