@@ -110,14 +110,15 @@ class Profile:
 
     def _worthless_ranks(self, protected: bool = True) -> int:
         """How many ranks at the bottom of a suit the search keys by their order alone: those worth no
-        points, up to a protected one among them (whose place the key then knows: their top)."""
+        points, up to a protected one among them (whose place the key then knows: their top); with
+        `protected` False, as if no rank were protected."""
         low = 0
         while low < len(self.points) and self.points[-1 - low] == 0:
             low += 1
         if protected and self.protected_rank is not None:
-            protected = len(self.ranks) - 1 - self.ranks.index(self.protected_rank)
-            if 0 < protected < low - 1:
-                low = protected + 1
+            strength = len(self.ranks) - 1 - self.ranks.index(self.protected_rank)   # 0 for the lowest
+            if 0 < strength < low - 1:
+                low = strength + 1
         return low
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
@@ -50,6 +50,13 @@ def one_worker():
         stub.Solve(solve_request(easy_position()), timeout=10)   # warm
         yield s, stub
         channel.close()
+
+
+def reflection_info(channel: grpc.Channel) -> Callable:
+    """The reflection service's stream, called with the requests it is to read."""
+    return channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                                 request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                 response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
 
 
 class TestDeadlines:
@@ -329,9 +336,7 @@ class TestLimits:
         keep their places."""
         with running_server(workers=1, max_concurrent=1) as server:
             channel = channel_to(server)
-            info = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-                                         request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
-                                         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+            info = reflection_info(channel)
             hold = threading.Event()
 
             def listing() -> Iterator[reflection_pb2.ServerReflectionRequest]:
@@ -532,9 +537,7 @@ class TestShutdown:
             watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service="no.such.Service"),
                                                               timeout=120)
             assert next(watch).status == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
-            info = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-                                         request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
-                                         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+            info = reflection_info(channel)
             hold = threading.Event()
 
             def listing() -> Iterator[reflection_pb2.ServerReflectionRequest]:
