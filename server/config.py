@@ -148,7 +148,8 @@ _FLAGS: list[tuple[str, str, Callable[[str], object], str]] = [
 
 
 _METAVARS = {"workers": "N", "threads": "N", "memory": "BYTES", "max_concurrent": "N", "max_message": "BYTES",
-             "grace": "SECONDS", "drain": "SECONDS", "max_call_seconds": "SECONDS", "tls_cert": "FILE", "tls_key": "FILE", "log_level": "LEVEL"}
+             "grace": "SECONDS", "drain": "SECONDS", "max_call_seconds": "SECONDS", "tls_cert": "FILE",
+             "tls_key": "FILE", "log_level": "LEVEL"}
 
 
 def _env_name(name: str) -> str:

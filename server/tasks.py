@@ -11,7 +11,7 @@ from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, get_profile
-from solver.puzzles import ATTEMPTS_PER_PUZZLE, check_options, generate_attempts
+from solver.puzzles import ATTEMPTS_PER_PUZZLE, attempt_limit, check_options, generate_attempts
 from solver.quoting import quoted
 from solver.solve import Solution, Solver
 from solver.table import DDTable, read_table_input, table_of
@@ -198,7 +198,8 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
         violations.append((field, problem))
     if margin < 1:
         violations.append(("margin", f"{margin} must be at least 1"))
-    attempts = request.max_attempts if request.HasField("max_attempts") else ATTEMPTS_PER_PUZZLE * max(request.count, 1)
+    asked = request.max_attempts if request.HasField("max_attempts") else None
+    attempts = attempt_limit(max(request.count, 1), asked)
     if not 1 <= attempts <= MAX_ATTEMPTS:
         violations.append(("max_attempts", f"{attempts} is not between 1 and {MAX_ATTEMPTS}"))
     every = request.progress_every if request.HasField("progress_every") else 100

@@ -165,7 +165,7 @@ def read_done(path: str, on_line: Callable[[dict[str, Any]], None] | None = None
         end = _complete_end(f)
         size = f.seek(0, os.SEEK_END)
         f.seek(end)
-        if end < size and not f.read(len(_LINE_START)) == _LINE_START[:size - end]:
+        if end < size and f.read(len(_LINE_START)) != _LINE_START[:size - end]:
             raise ValueError(f"output: {path} ends in a part line that is not a line of a batch run: give "
                              "another file")
         f.seek(0)

@@ -246,7 +246,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .puzzles import ATTEMPTS_PER_PUZZLE, Puzzle, check_options, generate_attempts, mine
+    from .puzzles import ATTEMPTS_PER_PUZZLE, Puzzle, attempt_limit, check_options, generate_attempts, mine
     from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin,
@@ -265,7 +265,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     if args.source is None:
         steps = generate_attempts(get_profile(args.game or "malilla"), args.count, args.seed or 0, args.min_tricks,
                                   args.max_tricks, args.margin, solver, args.max_attempts)
-        limit = args.max_attempts or ATTEMPTS_PER_PUZZLE * args.count
+        limit = attempt_limit(args.count, args.max_attempts)
         bar = None
         if args.progress or sys.stderr.isatty():
             from tqdm import tqdm
@@ -315,7 +315,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
     _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
                    args.job != "puzzles", f"batch {args.job}")
-    _refuse_unused(args, {"--timeout": "timeout"}, args.job == "puzzles", "batch puzzles (its searches run to their end)")
+    _refuse_unused(args, {"--timeout": "timeout"}, args.job == "puzzles",
+                   "batch puzzles (its searches run to their end)")
     given = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
              "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
              "margin": args.margin}

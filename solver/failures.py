@@ -92,4 +92,3 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args
-

@@ -123,7 +123,7 @@ def input_lines(stream: TextIO) -> Iterator[str]:
     that a line with no end (``/dev/zero``) does not fill the memory. A failed read names the file."""
     with reading(stream):
         while line := stream.readline(MAX_LINE + 1):
-            if len(line) > MAX_LINE and not line.endswith("\n"):
+            if _cut(line):
                 while (rest := stream.readline(1 << 20)) and not rest.endswith("\n"):
                     pass
             yield line
@@ -132,7 +132,12 @@ def input_lines(stream: TextIO) -> Iterator[str]:
 def blank_line(line: str) -> bool:
     """Is an input line empty: nothing but white space and a byte-order mark (which the JSON
     readers drop)? A line cut at MAX_LINE is not, whatever its first characters."""
-    return not (len(line) > MAX_LINE and not line.endswith("\n")) and not line.strip().lstrip("\ufeff").strip()
+    return not _cut(line) and not line.strip().lstrip("\ufeff").strip()
+
+
+def _cut(line: str) -> bool:
+    """Is `line` one that `input_lines` cut at MAX_LINE (longer, and its end not read)?"""
+    return len(line) > MAX_LINE and not line.endswith("\n")
 
 
 def json_object(obj: str | bytes | dict[str, Any], field: str = "position",

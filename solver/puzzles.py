@@ -335,9 +335,14 @@ def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks:
     check_whole("seed", seed)
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
-    limit = max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
     return _attempts(profile, count, seed, min_tricks, max_tricks, margin,
-                     solver_given(solver, lambda: Solver(SEARCH_MEMORY)), limit)
+                     solver_given(solver, lambda: Solver(SEARCH_MEMORY)), attempt_limit(count, max_attempts))
+
+
+def attempt_limit(count: int, max_attempts: int | None) -> int:
+    """The positions `generate` checks at the most for `count` puzzles: `max_attempts` when given,
+    else ATTEMPTS_PER_PUZZLE a puzzle."""
+    return max_attempts if max_attempts is not None else ATTEMPTS_PER_PUZZLE * count
 
 
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,

@@ -540,7 +540,8 @@ def test_an_address_that_is_no_scheduler_is_named(monkeypatch, banner):
     threading.Thread(target=accept, daemon=True).start()
     address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
     try:
-        with pytest.raises(ValueError, match=f"^address: {re.escape(address)} is no Dask scheduler that takes a client"):
+        refused = f"^address: {re.escape(address)} is no Dask scheduler that takes a client"
+        with pytest.raises(ValueError, match=refused):
             run_batch("solve", None, address=address, game="manille", deals=1, out=io.StringIO())
     finally:
         listener.close()

@@ -230,12 +230,12 @@ cdef inline void table_key(const Ctx* X, uint64_t all_cards, uint64_t* k) noexce
     """The table key of a trick boundary in two words. k[0]: who holds each
     card in play, as N|E bits in card order (rank order within each suit),
     how many cards of each suit are in play, the leader, the suits led (or,
-    see `unled_key`, not led) whose protected card is still in play, and (deal score) tricks won. k[1]: the
-    N|S bits of the same cards, which with the N|E ones fix each card's
-    holder, and which cards with points are in play. Positions that differ
-    only in which worthless low cards are gone play the same and share a
-    key; the key but for its cards with points is the position's shape,
-    which quasi-symmetric positions share (`tt_probe`)."""
+    see `unled_key`, not led) whose protected card is still in play, and
+    (deal score) tricks won. k[1]: the N|S bits of the same cards, which with
+    the N|E ones fix each card's holder, and which cards with points are in
+    play. Positions that differ only in which worthless low cards are gone
+    play the same and share a key; the key but for its cards with points is
+    the position's shape, which quasi-symmetric positions share (`tt_probe`)."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
     cdef uint64_t live = all_cards & r.protected
