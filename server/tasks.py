@@ -191,12 +191,14 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
     low = request.min_tricks if request.HasField("min_tricks") else 3
     high = request.max_tricks if request.HasField("max_tricks") else 7
     margin = request.margin if request.HasField("margin") else 3
-    try:   # the trick range, as `malilla-dd puzzles` checks it
+    field = ""
+    try:   # the trick range, as `malilla-dd puzzles` checks it; then the margin, which it bounds
         check_options(low, high, 1, PROFILES.get(game))
+        check_options(low, high, margin, PROFILES.get(game))
     except ValueError as e:
         field, _, problem = str(e).partition(": ")
         violations.append((field, problem))
-    if margin < 1:
+    if margin < 1 and field != "margin":
         violations.append(("margin", f"{margin} must be at least 1"))
     asked = request.max_attempts if request.HasField("max_attempts") else None
     attempts = attempt_limit(max(request.count, 1), asked)

@@ -70,6 +70,7 @@ def test_the_attempt_limit_ends_the_stream(stub):
     ({"min_tricks": 8}, "min_tricks"),   # beyond the default max_tricks, as `malilla-dd puzzles` names it
     ({"min_tricks": 5, "max_tricks": 4}, "min_tricks"),
     ({"margin": 0}, "margin"),
+    ({"margin": 1000}, "margin"),   # more than the tricks hold
     ({"progress_every": 0}, "progress_every"),
     ({"max_attempts": 0}, "max_attempts"),
     ({"max_attempts": MAX_ATTEMPTS + 1}, "max_attempts"),
@@ -96,6 +97,14 @@ def test_every_bad_option_is_named(stub):
         list(stub.GeneratePuzzles(request(game="", min_tricks=0, margin=0), timeout=10))
     assert violations(e.value) == [("game", "missing (malilla or manille)"), ("min_tricks", "0 must be at least 1"),
                                    ("margin", "0 must be at least 1")]
+
+
+def test_a_margin_past_the_tricks_points_is_refused_with_the_request(stub):
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.GeneratePuzzles(request(game="manille", max_tricks=3, margin=1000), timeout=10))
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert [f for f, _ in violations(e.value)] == ["margin"]
+    assert "no card falls short by it" in violations(e.value)[0][1]
 
 
 def test_a_cancelled_stream_frees_the_server(stub, caplog):
