@@ -54,11 +54,11 @@ from functools import cached_property
 from typing import Any
 
 from . import _core
-from .cards import SEATS, CardError, card_name, cards_of, deck, format_cards, parse_card, sort_key
+from .cards import SEATS, card_name, cards_of, deck, format_cards, parse_card, sort_key
 from .checks import check_whole
 from .deal import seeded
 from .position import (IllegalPlay, Position, PositionError, _card_texts, _cards_field, game_profile,
-                       json_object, read_dealer, read_seat)
+                       json_object, read_dealer, read_seat, read_shown)
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
@@ -157,17 +157,11 @@ class View:
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]
         dealer = read_dealer(obj.get("dealer"), seats["leader"], profile)
-        shown = obj.get("shown")
-        if shown is not None:
-            if not profile.dealer_bonus:
-                raise PositionError("shown", f"{profile.name} has no shown card")
+        sc = read_shown(obj.get("shown"), profile)
+        if sc is not None:
             if dealer is None:
                 raise PositionError("dealer", "missing: needed with 'shown' (the seat that dealt)")
-            try:
-                sc = parse_card(shown, profile)
-            except CardError as e:
-                raise PositionError("shown", str(e)) from None
-            if card_name(sc, profile)[-1] != trump:
+            if profile.trump_from_dealer_card and card_name(sc, profile)[-1] != trump:
                 raise PositionError("shown", f"{card_name(sc, profile)} would make "
                                     f"{card_name(sc, profile)[-1]} trump, not {trump}")
             if sc in play:

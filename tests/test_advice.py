@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import played_deal, start_of
-from solver import Position
+from solver import Position, get_profile
 from solver import advice as advice_module
 from solver.advice import (View, advice_steps, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
@@ -452,6 +452,23 @@ def test_a_shown_card_in_the_viewers_hand_is_named():
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert (e.value.field, e.value.problem) == ("shown", "QD is in your hand (E), not the dealer N's")
+
+
+def test_a_shown_card_of_another_suit_where_it_does_not_fix_trump():
+    """A variant whose dealer shows a card without it naming trump: the view takes a shown card of
+    any suit, as the played deal does, and still refuses one where it names trump."""
+    obj = played_deal("malilla", 0)
+    variant = replace(get_profile("malilla"), trump_from_dealer_card=False)
+    dealer = SEATS.index(obj["dealer"])
+    start = Position.from_json({k: v for k, v in obj.items() if k not in ("play", "shown")})
+    shown = next(card_name(c, variant) for c in cards_of(start.hands[dealer])
+                 if card_name(c, variant)[-1] != obj["trump"])
+    deal = {**obj, "shown": shown}
+    view = {**view_of(deal, obj["play"][:6], profile=variant), "shown": shown}
+    assert View.from_json(view, profile=variant).profile == variant
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert e.value.field == "shown" and "trump" in e.value.problem
 
 
 def test_the_shown_card_stays_with_the_dealer():
