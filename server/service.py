@@ -187,68 +187,14 @@ class _Job:
         self.solver: Solver | None = None   # set while the search runs
         self.future: Future | None = None
 
-    def cancel(self, canceller: _Canceller | None = None) -> None:
+    def cancel(self) -> None:
         with self.lock:
             self.cancelled = True
-            solver = self.solver
-            if solver is not None:
-                solver.cancel()
+            if self.solver is not None:
+                self.solver.cancel()   # the search running, or else the job's next one
         future = self.future
         if future is not None:
             future.cancel()   # still queued: never runs
-        if solver is not None and canceller is not None:
-            canceller.watch(self)
-
-    def recancel(self) -> bool:
-        """Cancel again while the search still runs (a search that was just starting resets
-        its stop flag); False once the job has let go of its solver."""
-        with self.lock:
-            if self.solver is None:
-                return False
-            self.solver.cancel()
-            return True
-
-
-class _Canceller:
-    """Repeats `Solver.cancel()` every millisecond for cancelled jobs until their search returns.
-
-    One cancel nearly always suffices; this closes the window where a search
-    that is just starting clears the flag that the cancel had set.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._jobs: set[_Job] = set()
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def watch(self, job: _Job) -> None:
-        with self._cond:
-            if self._closed:
-                return
-            self._jobs.add(job)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="dd-canceller", daemon=True)
-                self._thread.start()
-            self._cond.notify()
-
-    def _loop(self) -> None:
-        while True:
-            with self._cond:
-                while not self._jobs and not self._closed:
-                    self._cond.wait()
-                if self._closed:
-                    return
-                jobs = list(self._jobs)
-            done = [job for job in jobs if not job.recancel()]
-            with self._cond:
-                self._jobs.difference_update(done)
-            time.sleep(0.001)
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
 
 
 class _Admission:
@@ -305,14 +251,12 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         self._cut_at = math.inf   # monotonic time at which a stopping server cuts the calls in flight
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
         self._local = threading.local()
-        self._canceller = _Canceller()
 
     # ------------------------------------------------------------ plumbing
 
     def close(self, wait: bool = True) -> None:
         """Stop the pool (after the server has stopped: queued solves are dropped)."""
         self._pool.shutdown(wait=wait, cancel_futures=True)
-        self._canceller.close()
 
     def _solver(self) -> Solver:
         solver = getattr(self._local, "solver", None)
@@ -341,6 +285,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             if job.cancelled:
                 raise _Stopped()
             solver = job.solver = self._solver()
+            solver.withdraw_cancel()   # one that came as this worker's last job ended
         try:
             return job.task.run(_Budget(job, solver))
         finally:
@@ -400,8 +345,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     def _call(self, task: SolveTask | AnalyzeTask | TableTask, context: grpc.ServicerContext) -> Any:
         """A unary call's job: submitted, cancelled when the call ends early, awaited."""
         job = self._submit(task, context)
-        if not context.add_callback(lambda: job.cancel(self._canceller)):
-            job.cancel(self._canceller)   # the call has already ended
+        if not context.add_callback(job.cancel):
+            job.cancel()   # the call has already ended
         return self._wait(job, context)
 
     @staticmethod
@@ -461,7 +406,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             ended.set()
             job = current[0]
             if job is not None:
-                job.cancel(self._canceller)
+                job.cancel()
 
         if not context.add_callback(end):
             end()
@@ -471,7 +416,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                     context.abort(*self._ended(context))
                 current[0] = job = self._submit(steps, context)
                 if ended.is_set():
-                    job.cancel(self._canceller)
+                    job.cancel()
                 item = self._wait(job, context)
                 if item is _END:
                     return
@@ -627,4 +572,4 @@ class _Stream:
             jobs, self.jobs = self.jobs, set()
             self.cond.notify_all()
         for job in jobs:
-            job.cancel(self.service._canceller)
+            job.cancel()

@@ -319,8 +319,13 @@ cdef class Core:
         self.X.tt.active = self.X.tt.initial
 
     def cancel(self):
-        """Ask a search running in another thread to stop soon."""
+        """Stop the search running in another thread soon or, when none is, the next one to
+        start (see `withdraw_cancel`)."""
         self.X.stop = 1
+
+    def withdraw_cancel(self):
+        """Drop a cancel that no search has taken."""
+        self.X.stop = 0
 
     @property
     def static_bounds(self):
@@ -405,7 +410,9 @@ cdef class Core:
             tt_reserve(&X.tt, popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]))
         for i in range(4):
             X.tt.holders[i] |= X.st.hands[i] & X.rules.high
-        X.stop = 0
+        if X.stop:   # a cancel before this search: it is taken here
+            X.stop = 0
+            raise SearchStopped("the search was stopped before it started")
         X.stopped = 0
         X.check_at = X.nodes + 1024
         X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
@@ -413,6 +420,7 @@ cdef class Core:
         with nogil:
             run_root(X, m, target, threads, &out)
         if X.stopped:
+            X.stop = 0   # the cancel that stopped it, if one did, is taken
             raise SearchStopped("the search was stopped before it finished")
         return (out.value, [(out.cards[i], out.vals[i]) for i in range(out.n)],
                 [out.line[i] for i in range(out.nline)], X.nodes - start, out.total)

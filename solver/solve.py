@@ -198,8 +198,14 @@ class Solver:
             self._core.clear()
 
     def cancel(self) -> None:
-        """Stop the search running in another thread; it raises `SearchStopped`."""
+        """Stop the search running in another thread or, when none is, the next one this solver
+        starts: it raises `SearchStopped`. A call of many searches (`analyze`, `table_of`,
+        `advise`) so stops wherever in it the cancel comes."""
         self._core.cancel()
+
+    def withdraw_cancel(self) -> None:
+        """Drop a cancel that no search has taken (one that came as the last search ended)."""
+        self._core.withdraw_cancel()
 
     def solve(self, position: Position | dict[str, Any] | str | bytes, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import helpers_left, helpers_running
+from conftest import helpers_left, helpers_running, played_deal
 from solver import MANILLE, MALILLA, Position, PositionError, _core
+from solver.analysis import PlayedDeal, analyze
 from solver.deal import deal, random_play
 from solver.scoring import side_score
 from solver.solve import SearchStopped, SearchTimeout, Solver, solve
@@ -344,6 +345,7 @@ class TestStopping:
         assert Solver().solve(position, timeout=timeout).values == Solver().solve(position).values
 
     def test_cancel_from_another_thread(self) -> None:
+        """A cancel stops one search: the one running, or else the next to start."""
         position = Position.from_json(deal(MALILLA, 2).to_position_json())
         solver = Solver()
         errors = []
@@ -360,9 +362,45 @@ class TestStopping:
         thread.start()
         solver.cancel()
         thread.join()
-        # cancel either caught the search or came before it began; a later solve works
-        assert len(errors) <= 1 and not any(isinstance(e, SearchTimeout) for e in errors)
-        assert solver.solve(position).value == Solver().solve(position).value
+        try:
+            later = solver.solve(position)
+        except SearchStopped as e:   # the cancel came after both searches
+            errors.append(e)
+            later = solver.solve(position)
+        assert len(errors) == 1 and not isinstance(errors[0], SearchTimeout)
+        assert later.value == Solver().solve(position).value
+
+    def test_a_cancel_before_a_search_stops_it_unless_withdrawn(self) -> None:
+        position = Position.from_json(deal(MANILLE, 3).to_position_json())
+        solver = Solver()
+        solver.cancel()
+        with pytest.raises(SearchStopped, match="before it started"):
+            solver.solve(position)
+        solver.cancel()
+        solver.withdraw_cancel()
+        assert solver.solve(position).values == Solver().solve(position).values
+
+    def test_a_cancel_between_the_searches_of_an_analysis_stops_it(self) -> None:
+        """Wherever a cancel lands in a call of many searches, no cancel is lost: the call
+        stops, or, when the cancel came after its last search, the next search does."""
+        played = PlayedDeal.from_json(played_deal("manille", 4))
+        solver = Solver()
+        rng = random.Random(4)
+        stopped = 0
+        for _ in range(40):
+            solver.clear()
+            timer = threading.Timer(rng.uniform(0, 0.02), solver.cancel)
+            timer.start()
+            try:
+                analyze(played, solver)
+            except SearchStopped:
+                stopped += 1
+                timer.join()
+                continue
+            timer.join()
+            with pytest.raises(SearchStopped):
+                solver.solve(played.start)
+        assert stopped > 0
 
     @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best"), (2, "optimal"), (2, "target")])
     def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int, mode: str) -> None:
@@ -382,9 +420,10 @@ class TestStopping:
 
         thread = threading.Thread(target=work)
         thread.start()
-        while thread.is_alive():   # a cancel that lands before the search begins is lost: repeat it
-            solver.cancel()
-            thread.join(0.002)
+        while solver.stats["nodes"] < 10_000 and thread.is_alive():   # the search and its helpers run
+            thread.join(0.001)
+        solver.cancel()
+        thread.join()
         assert [type(e) for e in errors] == [SearchStopped]
         assert helpers_left() == 0
         assert solver.solve(position).values == Solver().solve(position).values
@@ -414,6 +453,7 @@ class TestStopping:
                 except SearchStopped:
                     stopped += 1
                 timer.join()
+                solver.withdraw_cancel()   # one that came after the search
                 assert solver.solve(position).values == expected.values
             assert stopped > 0
 
