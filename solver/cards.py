@@ -20,7 +20,7 @@ from .quoting import quoted
 __all__ = [
     "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name", "card_names",
     "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
-    "seat_name", "parse_suit", "partners", "mask_of", "cards_of",
+    "seat_name", "parse_suit", "trump_choices", "parse_trump", "mask_of", "cards_of",
 ]
 
 SUITS = ("S", "H", "D", "C")
@@ -56,7 +56,27 @@ def parse_card(text: str, profile: Profile) -> int:
         raise CardError(f"{quoted(text)} is not a card: {quoted(suit)} is not a suit") from None
     if rank not in profile.ranks:
         raise CardError(f"{quoted(text)} is not in the {profile.name} deck (ranks {' '.join(profile.ranks)})")
-    return s * 16 + len(profile.ranks) - 1 - profile.ranks.index(rank)
+    return s * 16 + profile.strength(rank)
+
+
+def trump_choices(profile: Profile) -> tuple[str, ...]:
+    """What a dealer may name: the four suits, plus NT where the profile allows it."""
+    return SUITS + ((NO_TRUMP,) if profile.no_trump_allowed else ())
+
+
+def parse_trump(profile: Profile, text: str) -> str:
+    """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted)."""
+    choices = "S H D C or NT" if profile.no_trump_allowed else "S H D C"
+    if not isinstance(text, str):
+        raise ValueError(f"{'missing' if text is None else quoted(text) + ' is not a trump'} ({choices})")
+    if text.upper() == NO_TRUMP:
+        if not profile.no_trump_allowed:
+            raise ValueError(f"{profile.name} has no no-trump deals ({choices})")
+        return NO_TRUMP
+    try:
+        return SUITS[parse_suit(text)]
+    except CardError:
+        raise ValueError(f"{quoted(text)} is not a trump ({choices})") from None
 
 
 def parse_cards(text: str | Iterable[str], profile: Profile) -> list[int]:
@@ -149,6 +169,3 @@ def seat_name(seat: int) -> str:
     return SEATS[seat]
 
 
-def partners(a: int, b: int) -> bool:
-    """N-S and E-W are partnerships."""
-    return (a - b) % 2 == 0

@@ -14,26 +14,7 @@ from .position import Position
 from .profiles import Profile, as_profile
 from .quoting import quoted
 
-__all__ = ["Deal", "deal", "next_dealer", "trump_choices", "parse_trump"]
-
-
-def trump_choices(profile: Profile) -> tuple[str, ...]:
-    """What a dealer may name: the four suits, plus NT where the profile allows it."""
-    return cards.SUITS + ((cards.NO_TRUMP,) if profile.no_trump_allowed else ())
-
-
-def parse_trump(profile: Profile, text: str) -> str:
-    """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted)."""
-    if not isinstance(text, str):
-        raise ValueError(f"{quoted(text)} is not a trump; expected one of {' '.join(trump_choices(profile))}")
-    if text.upper() == cards.NO_TRUMP:
-        if not profile.no_trump_allowed:
-            raise ValueError(f"{profile.name} has no no-trump deals; trump is one of S H D C")
-        return cards.NO_TRUMP
-    try:
-        return cards.SUITS[cards.parse_suit(text)]
-    except cards.CardError:
-        raise ValueError(f"{quoted(text)} is not a trump; expected one of {' '.join(trump_choices(profile))}") from None
+__all__ = ["Deal", "deal", "next_dealer"]
 
 
 def next_dealer(profile: Profile, dealer: int) -> int:
@@ -93,7 +74,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
     last packet of every round. When ``profile.trump_from_dealer_card`` the
     dealer's last card is shown and fixes trump; `trump` must then be None.
     Otherwise the dealer names trump: `trump` if given, else a choice among
-    ``trump_choices(profile)`` drawn from the same RNG right after the shuffle.
+    ``cards.trump_choices(profile)`` drawn from the same RNG right after the shuffle.
     """
     profile = as_profile(profile)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -102,7 +83,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
     if profile.trump_from_dealer_card and trump is not None:
         raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={quoted(trump)}")
     if trump is not None:
-        trump = parse_trump(profile, trump)
+        trump = cards.parse_trump(profile, trump)
     n = profile.cards_per_hand
     pack = cards.deck(profile)
     rng = seeded(seed)
@@ -124,7 +105,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
         shown = hands[dealer][-1]
         trump = cards.SUITS[cards.card_suit(shown)]
     elif trump is None:
-        trump = rng.choice(trump_choices(profile))
+        trump = rng.choice(cards.trump_choices(profile))
     return Deal(
         profile=profile,
         dealer=dealer,

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
-                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit)
+                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, parse_trump)
 from .failures import reading
 from .profiles import Profile, as_profile, get_profile
 from .quoting import n_cards, quoted
@@ -393,16 +393,9 @@ class Position:
 
     @staticmethod
     def _read_trump(value: Any, profile: Profile) -> str:
-        if not isinstance(value, str):
-            choices = "S H D C or NT" if profile.no_trump_allowed else "S H D C"
-            raise PositionError("trump", f"{'missing' if value is None else 'not a string'} ({choices})")
-        if value.upper() == "NT":
-            if not profile.no_trump_allowed:
-                raise PositionError("trump", f"{profile.name} has no no-trump deals")
-            return "NT"
         try:
-            return SUITS[parse_suit(value)]
-        except CardError as e:
+            return parse_trump(profile, value)
+        except ValueError as e:
             raise PositionError("trump", str(e)) from None
 
     @staticmethod

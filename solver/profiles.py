@@ -108,6 +108,10 @@ class Profile:
         for i, size in enumerate(self.packets):
             check_whole(f"Profile {self.name}: packets[{i}]", size, 1)
 
+    def strength(self, rank: str) -> int:
+        """The rank's order in a suit, 0 for the lowest: the low four bits of its cards."""
+        return len(self.ranks) - 1 - self.ranks.index(rank)
+
     def _worthless_ranks(self, protected: bool = True) -> int:
         """How many ranks at the bottom of a suit the search keys by their order alone: those worth no
         points, up to a protected one among them (whose place the key then knows: their top); with
@@ -116,7 +120,7 @@ class Profile:
         while low < len(self.points) and self.points[-1 - low] == 0:
             low += 1
         if protected and self.protected_rank is not None:
-            strength = len(self.ranks) - 1 - self.ranks.index(self.protected_rank)   # 0 for the lowest
+            strength = self.strength(self.protected_rank)
             if 0 < strength < low - 1:
                 low = strength + 1
         return low

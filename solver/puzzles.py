@@ -61,12 +61,13 @@ from typing import Any
 
 from . import _core
 from .analysis import PlayedDeal, play_card
-from .cards import SEATS, card_name, card_points, cards_of, parse_card
+from .cards import SEATS, SUITS, card_name, card_points, cards_of, parse_card
 from .checks import check_whole
 from .deal import deal, seeded
 from .position import Position
 from .profiles import LONGEST_DEAL, Profile, as_profile
 from .quoting import quoted
+from .rules import trump_index
 from .scoring import points_range
 from .solve import Solution, Solver, solver_given
 from .text import diagram, tricks_text
@@ -198,9 +199,7 @@ def check_position(position: Position | dict[str, Any] | str | bytes, margin: in
 
 
 def _strength(position: Position, c: int) -> tuple[int, int]:
-    trump = position.trump
-    is_trump = trump != "NT" and "SHDC"[c >> 4] == trump
-    return (1 if is_trump else 0, c & 15)
+    return (1 if (c >> 4) == trump_index(position.trump) else 0, c & 15)
 
 
 def natural_cards(position: Position) -> dict[str, str]:
@@ -212,7 +211,7 @@ def natural_cards(position: Position) -> dict[str, str]:
     lowest = min(legal, key=lambda c: (_strength(position, c), c >> 4))
     cheapest = lowest
     if position.trick:
-        trump = 4 if position.trump == "NT" else "SHDC".index(position.trump)
+        trump = trump_index(position.trump)
         winners = [c for c in legal if _core.trick_winner(position.trick + (c,), trump) == len(position.trick)]
         if winners:
             cheapest = min(winners, key=lambda c: (_strength(position, c), c >> 4))
@@ -258,11 +257,11 @@ def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Solve
             tags.add("forced-overtake")
         if defender and reason == R.OVERTRUMP and hand & ~mask:
             tags.add("overtrump")
-        discard = position.trick and not follow and "SHDC"[parse_card(card, profile) >> 4] != position.trump
+        discard = position.trick and not follow and SUITS[parse_card(card, profile) >> 4] != position.trump
         if defender and discard and profile.protected_rank is not None:
-            seven = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
+            seven = profile.strength(profile.protected_rank)
             for c in cards_of(hand):
-                if (c & 15) == seven and "SHDC"[c >> 4] != position.trump and card_name(c, profile) != card:
+                if (c & 15) == seven and SUITS[c >> 4] != position.trump and card_name(c, profile) != card:
                     squeezed.add(c)
         if defender and not position.trick and solver is not None and len(cards_of(mask)) > 1:
             if _throw_in(position, side, solver):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import _core
-from .cards import SEATS, SUITS, card_name, cards_of
+from .cards import NO_TRUMP, SEATS, SUITS, card_name, cards_of
 from .profiles import Profile
 
 __all__ = ["core_rules", "trump_index", "refusal", "NO_TRUMP_INDEX"]
@@ -25,12 +25,12 @@ def _built_rules(profile: Profile, capot: bool) -> _core.Rules:
     strengths = tuple(reversed(profile.points))
     protected = -1
     if profile.protected_rank is not None:
-        protected = len(profile.ranks) - 1 - profile.ranks.index(profile.protected_rank)
+        protected = profile.strength(profile.protected_rank)
     return _core.Rules(strengths, profile.trick_bonus, profile.step, protected, profile.undertrump_ban, capot)
 
 
 def trump_index(trump: str) -> int:
-    return NO_TRUMP_INDEX if trump == "NT" else SUITS.index(trump)
+    return NO_TRUMP_INDEX if trump == NO_TRUMP else SUITS.index(trump)
 
 
 def _alternatives(mask: int, profile: Profile) -> str:

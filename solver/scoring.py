@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import cards
-from .cards import check_seat
-from .deal import next_dealer, parse_trump
+from .cards import check_seat, parse_trump
+from .deal import next_dealer
 from .profiles import Profile, as_profile
 from .quoting import quoted
 

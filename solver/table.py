@@ -18,7 +18,7 @@ from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
 from .cards import SEATS, check_seat
-from .deal import trump_choices
+from .cards import trump_choices
 from .position import (Position, PositionError, check_dealer_holds_trump, holds_suit, json_object, read_dealer,
                        read_seat)
 from .profiles import Profile

@@ -10,7 +10,8 @@ import pytest
 from solver import cards
 from solver import Position
 from solver.cards import card_name, check_seat
-from solver.deal import Deal, deal, next_dealer, parse_trump, random_play, trump_choices
+from solver.cards import parse_trump, trump_choices
+from solver.deal import Deal, deal, next_dealer, random_play
 from solver.profiles import MALILLA, MANILLE
 
 from conftest import load_vectors

@@ -687,7 +687,7 @@ class TestMalformedPositions:
         ("malilla", {"leader": None}, "leader", "missing: the seat that leads the trick (N E S W)"),
         ("malilla", {"trump": None}, "trump", "missing (S H D C)"),
         ("manille", {"trump": None}, "trump", "missing (S H D C or NT)"),
-        ("manille", {"trump": 5}, "trump", "not a string (S H D C or NT)"),
+        ("manille", {"trump": 5}, "trump", "5 is not a trump (S H D C or NT)"),
         ("manille", {"game": None}, "game", "missing (malilla or manille)"),
         ("manille", {"game": ["manille"]}, "game", "not a string (malilla or manille)"),
     ])
@@ -1035,7 +1035,7 @@ class TestPositionBuiltByHand:
         (dict(hands=(1, 2, 4)), "hands", "expected four card masks (N, E, S, W)"),
         (dict(hands=(1, 2, 4, 0), trick=(200,)), "trick[0]", "200 is not a card of the manille deck"),
         (dict(hands=(1, 2, 4, 0), trick=(2,)), "trick[0]", "9S appears twice"),
-        (dict(trump="X"), "trump", "'X' is not a suit (S H D C)"),
+        (dict(trump="X"), "trump", "'X' is not a trump (S H D C or NT)"),
         (dict(trump="s"), "trump", "'s': a Position writes it 'S'"),
         (dict(led=99), "led_suits", "99 is not a set of suits (a mask of 4 bits)"),
         (dict(history=((16, 17, 18, 1),)), "history[0][3]", "8S appears twice"),

@@ -187,7 +187,7 @@ class TestSolveStream:
         assert [r.WhichOneof("result") for r in responses] == ["solution", "error", "error", "solution"]
         assert responses[1].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         assert [(v.field, v.description) for v in responses[1].error.field_violations] == \
-            [("position.trump", "'X' is not a suit (S H D C)")]
+            [("position.trump", "'X' is not a trump (S H D C)")]
         assert responses[2].error.field_violations[0].field == "position"
         assert_same(responses[3].solution, library(POSITIONS[2]))
 
@@ -308,7 +308,7 @@ class TestBadRequests:
     CASES = [
         # (position changes, field, words in the problem)
         (dict(game="whist"), "position.game", "unknown game 'whist'"),
-        (dict(trump="Z"), "position.trump", "'Z' is not a suit"),
+        (dict(trump="Z"), "position.trump", "'Z' is not a trump"),
         (dict(trump=None), "position.trump", "missing (S H D C)"),   # unset: proto3 reads it as ""
         (dict(game=None), "position.game", "missing (malilla or manille)"),
         (dict(leader=None), "position.leader", "missing: the seat that leads"),
@@ -402,7 +402,7 @@ class TestBadRequests:
         """With the library's own words, as `malilla-dd solve` prints them."""
         with pytest.raises(PositionError) as info:
             client.solve(bad(MALILLA_MID, trump="Z"))
-        assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a suit (S H D C)")
+        assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a trump (S H D C)")
 
     def test_client_raises_invalid_request(self, client):
         """A request the library cannot check before the call (the service's own limit)."""
@@ -695,7 +695,7 @@ class TestClientCommand:
             assert {k: v for k, v in got.items() if k not in ("nodes", "line")} == \
                 {k: v for k, v in expected.items() if k not in ("nodes", "line")}
             assert got["line"][0] in expected["best"]
-        assert out[1] == {"error": "trump: 'Z' is not a suit (S H D C)"}   # refused before the call
+        assert out[1] == {"error": "trump: 'Z' is not a trump (S H D C)"}   # refused before the call
         assert "error" in out[2] and "code" not in out[2]
         proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"legal": ["KS"]}

@@ -217,7 +217,7 @@ class TestAnalyzePlayBadRequests:
         ("malilla", dict(play=["9S"]), "deal.play[0]", "not in the malilla deck"),
         ("malilla", dict(play=["AS"] * 41), "deal.play", "41 cards; a malilla deal has 40"),
         ("malilla", dict(game="whist"), "deal.game", "unknown game 'whist'"),
-        ("manille", dict(trump="Z"), "deal.trump", "'Z' is not a suit"),
+        ("manille", dict(trump="Z"), "deal.trump", "'Z' is not a trump"),
         ("manille", dict(leader="X"), "deal.leader", "'X' is not a seat"),
         ("manille", dict(hand_E=short(MANILLE_PLAYED["hands"]["E"])), "deal.hands", "do not fit"),
         ("manille", dict(hand_N=None), "deal.hands", "sizes N=0 E=8"),   # a hand left out is an empty one
@@ -257,7 +257,7 @@ class TestAnalyzePlayBadRequests:
     def test_the_client_refuses_a_bad_deal_before_the_call(self, client):
         with pytest.raises(PositionError) as info:
             client.analyze_play(bad_deal(MANILLE_PLAYED, trump="Z"))
-        assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a suit (S H D C)")
+        assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a trump (S H D C or NT)")
 
 
 # ------------------------------------------------------------------ Table
@@ -453,7 +453,7 @@ def test_client_command(server):
 
     good = played_deal("manille", 14, cards=10)
     out = run("analyze", [json.dumps(good), json.dumps(bad_deal(good, trump="Z"))])
-    assert out == [library_analysis(good).to_json(), {"error": "trump: 'Z' is not a suit (S H D C)"}]
+    assert out == [library_analysis(good).to_json(), {"error": "trump: 'Z' is not a trump (S H D C or NT)"}]
     deal_json = TABLES["manille-dealer"]
     assert run("table", [json.dumps(deal_json)]) == [library_table(deal_json).to_json()]
 
