@@ -32,7 +32,7 @@ from grpc_status import rpc_status
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
-from solver.failures import ArgumentParser, flag_named, os_failure, parse
+from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
 from solver.position import Position, PositionError, blank_line, input_lines
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
@@ -319,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="bearer token [env MALILLA_DD_TOKEN]")
     parser.add_argument("--ca", type=argparse.FileType("rb"), help="PEM file of the certificate authority: use TLS")
     args = parse(parser, argv)
+    if sys.stdout is None or (sys.stdin is None and args.command != "health"):   # closed by the caller
+        print(f"{parser.prog}: standard {'output' if sys.stdout is None else 'input'} is closed", file=sys.stderr)
+        return 1
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
     for flag, given, command in (("--mode", args.mode is not None, "solve"),
@@ -366,10 +369,14 @@ def main(argv: list[str] | None = None) -> int:
                     answer = {"error": str(e)}
                 print(json.dumps(answer), flush=True)
             return status
+    except BrokenPipeError:   # the reader has gone
+        settle_stdout()
+        return 0
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     except OSError as e:   # an output that cannot be written (a full disk)
+        settle_stdout()
         print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
         return 1
 

@@ -19,7 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from solver import __version__
-from solver.failures import ArgumentParser, parse
+from solver.failures import ArgumentParser, parse, settle_stdout
 from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
@@ -196,7 +196,10 @@ def serve(config: Config) -> int:
     except (OSError, ValueError) as e:
         print(f"malilla-dd serve: {e}", file=sys.stderr)
         return 1
-    print(f"malilla-dd: serving {SERVICE_NAME} on {running.address}", flush=True)
+    try:
+        print(f"malilla-dd: serving {SERVICE_NAME} on {running.address}", flush=True)
+    except OSError:   # standard output's reader has gone: the service is for its clients
+        settle_stdout()
     requested = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:

@@ -15,7 +15,7 @@ from . import __version__
 from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
-from .failures import ArgumentParser, flag_named, os_failure, parse_known, write_file
+from .failures import ArgumentParser, flag_named, os_failure, parse_known, settle_stdout, write_file
 from .position import Position, blank_line, input_lines, without_surrogates
 from .profiles import PROFILES, get_profile
 from .quoting import quoted
@@ -95,9 +95,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
             try:
                 position = Position.from_json(line)
                 sol, seconds = run(position)
-                print(pretty(position, sol, seconds) + "\n")
+                print(pretty(position, sol, seconds) + "\n", flush=True)
             except (ValueError, SearchStopped) as e:
-                print(f"error: {e}\n")
+                print(f"error: {e}\n", flush=True)
         return 0
     _json_lines(args.input, lambda line: run(Position.from_json(line))[0].to_json(), sys.stdout)
     return 0
@@ -238,9 +238,10 @@ def cmd_table(args: argparse.Namespace) -> int:
         try:
             start = time.perf_counter()
             table = table_of(line, solver, args.timeout)
-            print(table.pretty() + f"\n{table.nodes} nodes in {(time.perf_counter() - start) * 1000:.1f} ms\n")
+            print(table.pretty() + f"\n{table.nodes} nodes in {(time.perf_counter() - start) * 1000:.1f} ms\n",
+                  flush=True)
         except (ValueError, SearchStopped) as e:
-            print(f"error: {e}\n")
+            print(f"error: {e}\n", flush=True)
     return 0
 
 
@@ -255,12 +256,12 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
                    args.source is not None, "--from FILE")
     solver = Solver(args.memory, args.threads)
 
-    def emit(puzzle: Puzzle) -> None:
-        if args.pretty:
-            sys.stdout.write(pretty_puzzle(puzzle) + "\n\n")
-        else:
-            sys.stdout.write(json.dumps(puzzle.to_json()) + "\n")
+    def emit(text: str) -> None:
+        sys.stdout.write(text)
         sys.stdout.flush()
+
+    def emit_puzzle(puzzle: Puzzle) -> None:
+        emit(pretty_puzzle(puzzle) + "\n\n" if args.pretty else json.dumps(puzzle.to_json()) + "\n")
 
     if args.source is None:
         steps = generate_attempts(get_profile(args.game or "malilla"), args.count, args.seed or 0, args.min_tricks,
@@ -275,7 +276,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         try:
             for attempts, found, puzzle in steps:
                 if puzzle is not None:
-                    emit(puzzle)
+                    emit_puzzle(puzzle)
                 if bar is not None:
                     bar.update()
                     bar.set_postfix(found=found, refresh=False)
@@ -289,16 +290,16 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         return 0
     found = 0
     for line in input_lines(args.source):
-        if blank_line(line) or found >= args.count:
+        if blank_line(line):
             continue
         try:
             for puzzle in mine(line, args.min_tricks, args.max_tricks, args.margin, solver):
-                emit(puzzle)
+                emit_puzzle(puzzle)
                 found += 1
                 if found >= args.count:
-                    break
+                    return 0   # the rest of the input is not read
         except ValueError as e:
-            sys.stdout.write(f"error: {e}\n\n" if args.pretty else json.dumps({"error": str(e)}) + "\n")
+            emit(f"error: {e}\n\n" if args.pretty else json.dumps({"error": str(e)}) + "\n")
     return 0
 
 
@@ -606,13 +607,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--target goes with --mode target")
     try:
         _check_options(args)
-        return args.func(args)
+        status: int = args.func(args)
+        sys.stdout.flush()   # a failure is this command's, not left to the exit
+        return status
     except BrokenPipeError:
+        settle_stdout()
         return 0
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     except OSError as e:   # an output that cannot be written (a full disk) or an input that cannot be read
+        settle_stdout()
         print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
         return 1
     except ValueError as e:   # an option the command cannot take; each input line's own errors are answered

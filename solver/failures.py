@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,12 +62,26 @@ def write_file(path: str | Path, text: str) -> None:
         Path(path).write_text(text, encoding="utf-8")
 
 
+def settle_stdout() -> None:
+    """Flush standard output; if it cannot be written (a reader that has gone, a full disk), point
+    it at /dev/null, so that the text it still holds is dropped, not written again as the program
+    exits (which fails again: Python then reports it itself and exits 120)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An ArgumentParser whose help and version text on standard output fails with OSError when it
     cannot be written, where argparse's own drops the error (see `parse`); a usage error's text
     on standard error stays best effort, with its exit code 2."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
+        if file is None and sys.stdout is None:   # closed by the caller (`>&-`)
+            raise OSError(errno.EBADF, "standard output is closed")
         if file is not sys.stdout:
             super()._print_message(message, file)
         elif message:
@@ -80,8 +95,10 @@ def parse_known(parser: argparse.ArgumentParser, argv: list[str] | None) -> tupl
     try:
         return parser.parse_known_args(argv)
     except BrokenPipeError:
+        settle_stdout()
         raise SystemExit(0) from None
     except OSError as e:
+        settle_stdout()
         print(f"{parser.prog}: {os_failure(e)}", file=sys.stderr)
         raise SystemExit(1) from None
 

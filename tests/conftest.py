@@ -22,6 +22,7 @@ from solver import Position, get_profile
 from solver.deal import deal, random_play
 
 PROJECT = Path(__file__).resolve().parents[1]
+os.environ.pop("PYTHONUNBUFFERED", None)   # the programs the tests start buffer their output, as in a shell
 VECTORS = PROJECT / ".." / "shared" / "vectors"
 VECTOR_FILES = ("legal", "rules", "endgames3", "endgames6", "full")
 

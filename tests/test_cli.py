@@ -1,11 +1,15 @@
 """The `malilla-dd` command line, run as a subprocess: JSON lines in, JSON lines out."""
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import os
+import select
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -323,7 +327,7 @@ def test_version_is_the_installed_one(module):
     assert (proc.returncode, proc.stdout) == (0, f"malilla-dd {importlib.metadata.version('malilla-dd')}\n")
 
 
-@pytest.mark.parametrize("command", [["solve"], ["demo"]])
+@pytest.mark.parametrize("command", [["solve"], ["demo"], ["legal"], ["solve", "--pretty"]])
 def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
     """/dev/full: every write fails as on a full disk."""
     with open("/dev/full", "w") as full:
@@ -331,6 +335,102 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(command):
                               stdout=full, stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=120)
     assert (proc.returncode, proc.stderr) == \
         (1, f"malilla-dd {command[0]}: standard output: No space left on device\n")
+
+
+@pytest.mark.parametrize("command", [["legal"], ["solve"], ["solve", "--pretty"], ["table"], ["puzzles", "--count", "50"],
+                                     ["puzzles", "--count", "50", "--pretty"]])
+def test_a_reader_that_goes_ends_the_command_quietly(command):
+    """As `malilla-dd legal | head -1`: the reader closes the pipe after one line; the command
+    stops with exit 0 and nothing on standard error."""
+    if command[0] == "table":
+        stdin = "".join(json.dumps(deal(get_profile("manille"), seed=s).to_deal_json()) + "\n" for s in range(40))
+    else:
+        stdin = "".join(json.dumps(o) + "\n" for o in legal_lines(2)) * 400
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command, "--game", "manille"]
+                            if command[0] == "puzzles" else [sys.executable, "-m", "solver.cli", *command],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=PROJECT)
+    writer = threading.Thread(target=lambda: _write_ignoring_a_closed_pipe(proc.stdin, stdin.encode()))
+    writer.start()
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    proc.wait(timeout=120)
+    writer.join()
+    assert (proc.returncode, proc.stderr.read()) == (0, b"")
+    proc.stderr.close()
+
+
+def _answer_within(proc: subprocess.Popen, line: str, end: bytes, seconds: float = 60) -> bytes:
+    """Send `line` to the command, its input left open, and read its answer up to `end`: the
+    command must have written it out without waiting for more input."""
+    proc.stdin.write(line.encode() + b"\n")
+    proc.stdin.flush()
+    answer = b""
+    give_up = time.monotonic() + seconds
+    while not answer.endswith(end):
+        ready, _, _ = select.select([proc.stdout], [], [], max(give_up - time.monotonic(), 0))
+        assert ready, f"no answer within {seconds} s: {answer!r}"
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        assert chunk, f"the command ended: {answer!r}"
+        answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("command, line", [
+    (["solve", "--pretty"], lambda: json.dumps(legal_lines(2)[0])),
+    (["table", "--pretty"], lambda: json.dumps(deal(get_profile("manille"), seed=1).to_deal_json())),
+    (["puzzles", "--from", "-"], lambda: "{}"),   # an error line
+])
+def test_each_answer_is_written_before_the_next_line_comes(command, line):
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=PROJECT)
+    try:
+        end = b"\n" if command[0] == "puzzles" else b"\n\n"
+        for _ in range(2):
+            assert _answer_within(proc, line(), end)
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_puzzles_from_stops_reading_once_it_has_found_the_count():
+    deals = [played_deal(("malilla", "manille")[s % 2], s) for s in range(40)]
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "puzzles", "--from", "-", "--count", "1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=PROJECT)
+    try:
+        for d in deals:   # the input stays open: the command ends on its own after the first puzzle
+            proc.stdin.write((json.dumps(d) + "\n").encode())
+            proc.stdin.flush()
+            if proc.poll() is not None:
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2)
+                break
+        assert proc.wait(60) == 0
+        assert len(proc.stdout.read().splitlines()) == 1
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize("module, prog", [("solver.cli", "malilla-dd"), ("server", "python -m server")])
+def test_help_to_a_closed_standard_output_is_one_line_and_exit_1(module, prog):
+    proc = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", module, "--help"],
+                          stderr=subprocess.PIPE, text=True, cwd=PROJECT, timeout=60)
+    assert (proc.returncode, proc.stderr) == (1, f"{prog}: standard output is closed\n")
+
+
+def test_the_client_with_a_closed_standard_input_is_one_line_and_exit_1():
+    proc = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "server.client", "solve"],
+                          capture_output=True, text=True, cwd=PROJECT, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == \
+        (1, "", "python -m server.client: standard input is closed\n")
+
+
+def _write_ignoring_a_closed_pipe(stream, data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError):
+        stream.write(data)
+    with contextlib.suppress(BrokenPipeError):
+        stream.close()
 
 
 @pytest.mark.parametrize("module, command, prog", [
