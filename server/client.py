@@ -242,8 +242,8 @@ class Client:
         return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
     def table(self, deal: PositionLike, timeout: float | None = None) -> dict[str, Any]:
-        """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer` optional)
-        in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
+        """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer`, `shown`
+        optional) in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
         read_table_input(deal)
         request = pb.TableRequest(deal=convert.deal_message(deal))
         return convert.table_json(self._call(self.stub.Table, request, timeout).table)

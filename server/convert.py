@@ -233,7 +233,7 @@ def deal_dict(msg: pb.Deal) -> dict[str, Any]:
     obj: dict[str, Any] = _given(msg, "game")
     if msg.HasField("hands"):
         obj["hands"] = _hands_dict(msg.hands)
-    for name in ("trump", "leader", "dealer"):
+    for name in ("trump", "leader", "dealer", "shown"):
         if msg.HasField(name):
             obj[name] = getattr(msg, name)
     if msg.pending_doubling:
@@ -246,7 +246,7 @@ def deal_message(deal: Position | dict[str, Any] | str | bytes) -> pb.Deal:
     obj = deal.to_json() if isinstance(deal, Position) else json_object(deal, "deal")
     msg = pb.Deal(game=_field(obj, "game"), pending_doubling=obj.get("pending_doubling") is True)
     _set_hands(msg.hands, obj.get("hands"))
-    for name in ("trump", "leader", "dealer"):
+    for name in ("trump", "leader", "dealer", "shown"):
         if obj.get(name) is not None:
             setattr(msg, name, _text(obj[name]))
     return msg

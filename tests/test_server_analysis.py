@@ -271,6 +271,7 @@ TABLES = {
                              if k in ("game", "hands")},
     "manille-pending-doubling": {**seeded("manille", 13, 2), "pending_doubling": True},
     "malilla-no-trump-given": {k: v for k, v in seeded("malilla", 9, 2).items() if k != "trump"},
+    "malilla-shown": deal(get_profile("malilla"), seed=9, dealer=2).to_deal_json(),
 }
 
 
@@ -308,6 +309,7 @@ class TestTable:
         assert len(tables["manille-every-dealer"].par) == 4 and tables["manille-every-dealer"].trump is None
         assert tables["manille-pending-doubling"].par[0].pending_doubling
         assert tables["malilla-no-trump-given"].trump is None
+        assert convert.deal_message(TABLES["malilla-shown"]).HasField("shown")
 
     def test_the_client_gives_the_library_json(self, client):
         obj = TABLES["manille-dealer"]
@@ -326,6 +328,10 @@ class TestTable:
         (dict(dealer="X"), "deal.dealer", "'X' is not a seat"),
         (dict(hand_S=short(TABLES["malilla-dealer"]["hands"]["S"])), "deal.hands", "do not fit"),
         (dict(hand_W="AS 2S 3S 4S 5S 6S 7S JS QS KS AH"), "deal.hands.w", "holds at most 10"),
+        (dict(shown="ZZ"), "deal.shown", "'ZZ' is not a card"),
+        (dict(shown=TABLES["malilla-dealer"]["hands"]["N"].split()[0]), "deal.shown", "is not in the dealer E's hand"),
+        (dict(shown=next(c for c in TABLES["malilla-dealer"]["hands"]["E"].split()
+                         if c[-1] != TABLES["malilla-dealer"]["trump"])), "deal.shown", "would make"),
     ]
 
     @pytest.mark.parametrize("changes,field,words", TABLE_CASES,
@@ -468,8 +474,8 @@ def scrambled_deal(draw, table: bool):
     base = draw(st.sampled_from([MALILLA_PLAYED, MANILLE_PLAYED, played_deal("manille", 20, cards=3)]))
     msg = convert.deal_message(base) if table else convert.played_deal_message(base)
     for _ in range(draw(st.integers(1, 3))):
-        which = draw(st.sampled_from(["game", "trump", "leader", "dealer", "hand", "pending"] +
-                                     ([] if table else ["play", "shown"])))
+        which = draw(st.sampled_from(["game", "trump", "leader", "dealer", "hand", "pending", "shown"] +
+                                     ([] if table else ["play"])))
         if which == "game":
             msg.game = draw(st.sampled_from(["malilla", "manille", "MANILLE", "", "bridge"]))
         elif which == "trump":
