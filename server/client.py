@@ -250,9 +250,12 @@ class Client:
 
     def generate_puzzles(self, game: str, count: int, seed: int = 0, min_tricks: int | None = None,
                          max_tricks: int | None = None, margin: int | None = None, max_attempts: int | None = None,
-                         timeout: float | None = None) -> Iterator[dict[str, Any]]:
+                         timeout: float | None = None,
+                         progress: Callable[[int, int], object] | None = None) -> Iterator[dict[str, Any]]:
         """`solver.puzzles.generate` on the server: each puzzle's JSON as it is found (equal to the
-        library's `Puzzle.to_json()`); options left out take the server's defaults."""
+        library's `Puzzle.to_json()`); options left out take the server's defaults.
+        `progress(attempts, found)` is called at each of the server's progress items, the last
+        when the attempts end."""
         request = pb.GeneratePuzzlesRequest(game=game, count=count, seed=seed)
         for name, value in (("min_tricks", min_tricks), ("max_tricks", max_tricks), ("margin", margin),
                             ("max_attempts", max_attempts)):
@@ -261,6 +264,8 @@ class Client:
         for item in self._stream(self.stub.GeneratePuzzles, request, timeout):
             if item.HasField("puzzle"):
                 yield convert.puzzle_json(item.puzzle)
+            elif progress is not None:
+                progress(item.progress.attempts, item.progress.found)
 
     def advise(self, view: dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
@@ -294,19 +299,21 @@ def holds_certificates(pem: bytes) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m server.client solve|legal|analyze|table|health`: JSON lines on stdin (positions,
-    played deals, full deals), answers as JSON lines (the formats of `malilla-dd solve`, `legal`,
-    `analyze` and `table`) from a running service."""
+    """`python -m server.client solve|legal|analyze|table|advise|puzzles|health`: JSON lines on stdin
+    (positions, played deals, full deals, views; `puzzles` reads none), answers as JSON lines (the
+    formats of `malilla-dd solve`, `legal`, `analyze`, `table`, `advise` and `puzzles`) from a
+    running service."""
     import argparse
     import json
     import os
     import sys
 
-    from solver.cli import read_stdin_as_utf8
+    from solver.cli import puzzles_shortfall, read_stdin_as_utf8
+    from solver.profiles import PROFILES
 
     read_stdin_as_utf8()
     parser = ArgumentParser(prog="python -m server.client", description=main.__doc__)
-    parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "health"])
+    parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "advise", "puzzles", "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS") or "127.0.0.1:50051",
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
     parser.add_argument("--mode", choices=list(convert.MODES), help="solve: the search mode (default all)")
@@ -314,6 +321,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="solve: the objective (default points)")
     parser.add_argument("--target", type=int)
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
+    parser.add_argument("--samples", type=int, help="advise: layouts of the hidden cards to solve (default 100)")
+    parser.add_argument("--goal", type=int, help="advise: also report how often each card takes at least this "
+                                                 "many points")
+    parser.add_argument("--seed", type=int, help="advise, puzzles: the seed (default 0)")
+    parser.add_argument("--game", choices=sorted(PROFILES), help="puzzles: the game of the random deals "
+                                                                 "(default malilla)")
+    parser.add_argument("--count", type=int, help="puzzles: puzzles to write (default 10)")
+    parser.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
+    parser.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
+    parser.add_argument("--margin", type=int, help="puzzles: points every other card must fall short by (default 3)")
+    parser.add_argument("--max-attempts", type=int, metavar="N",
+                        help="puzzles: positions of random deals to check at the most (default 2000 a puzzle)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
     parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN") or None,
                         help="bearer token [env MALILLA_DD_TOKEN]")
@@ -324,14 +343,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
-    for flag, given, command in (("--mode", args.mode is not None, "solve"),
-                                 ("--objective", args.objective is not None, "solve"),
-                                 ("--lenient", args.lenient, "legal")):
-        if given and args.command != command:
+    commands = {"--mode": "solve", "--objective": "solve", "--lenient": "legal", "--samples": "advise", "--goal": "advise", "--seed": "advise puzzles", "--game": "puzzles",
+                "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles", "--margin": "puzzles",
+                "--max-attempts": "puzzles"}
+    for flag, takers in commands.items():
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None and value is not False and args.command not in takers.split():
             parser.error(f"{flag}: no effect with {args.command}")
+    samples = 100 if args.samples is None else args.samples
+    count = 10 if args.count is None else args.count
     try:
         check_timeout(args.timeout)
         check_token(args.token)
+        check_whole("--samples", samples, 1)
+        if args.goal is not None:
+            check_whole("--goal", args.goal, 0)
     except ValueError as e:
         parser.error(flag_named(parser, str(e)))
     roots = args.ca.read() if args.ca else None
@@ -346,6 +372,27 @@ def main(argv: list[str] | None = None) -> int:
                     print(e, file=sys.stderr)
                     return 1
                 return 0
+            if args.command == "puzzles":
+                ended = [0, 0]   # attempts and puzzles found, at the last progress item
+
+                def progress(attempts: int, found: int) -> None:
+                    ended[:] = attempts, found
+
+                try:
+                    for puzzle in client.generate_puzzles(args.game or "malilla", count, args.seed or 0,
+                                                          args.min_tricks, args.max_tricks, args.margin,
+                                                          args.max_attempts, progress=progress):
+                        print(json.dumps(puzzle), flush=True)
+                except InvalidRequest as e:   # the options, refused before any puzzle
+                    parser.error("; ".join(flag_named(parser, f"{field}: {problem}")
+                                           for field, problem in e.violations))
+                except RemoteError as e:
+                    print(e, file=sys.stderr)
+                    return 1
+                if ended[1] < count:
+                    print(f"{parser.prog}: {puzzles_shortfall(ended[1], count, ended[0], args.max_attempts)}",
+                          file=sys.stderr)
+                return 0
             status = 0
             answer: dict[str, Any]
             for line in input_lines(sys.stdin):
@@ -358,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
                         answer = client.analyze_play(line)
                     elif args.command == "table":
                         answer = client.table(line)
+                    elif args.command == "advise":   # a partial answer every `samples`: the final one only
+                        answer = list(client.advise(line, samples, args.seed or 0, args.goal,
+                                                    progress_every=samples))[-1]
                     else:
                         answer = client.solve(line, args.mode or "all", args.objective or "points",
                                               args.target).to_json()

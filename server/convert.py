@@ -17,7 +17,7 @@ from typing import Any
 
 from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
-from solver.cards import SEATS
+from solver.cards import SEATS, parse_card, sort_key
 from solver.position import Position, check_history_length, json_object
 from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
@@ -404,10 +404,13 @@ def puzzle_message(puzzle: Puzzle) -> pb.Puzzle:
 
 
 def puzzle_json(msg: pb.Puzzle) -> dict[str, Any]:
-    """A Puzzle message as the library's `Puzzle.to_json()`."""
-    return {"position": Position.from_json(position_dict(msg.position)).to_json(), "goal": msg.goal,
-            "line": list(msg.line), "alternatives": dict(msg.alternatives), "rating": msg.rating,
-            "tags": list(msg.tags)}
+    """A Puzzle message as the library's `Puzzle.to_json()`, `alternatives` in the library's order
+    (the least shortfall first, then in card order), which a map does not keep on the wire."""
+    position = Position.from_json(position_dict(msg.position))
+    profile = position.profile
+    alternatives = sorted(msg.alternatives.items(), key=lambda item: (item[1], sort_key(parse_card(item[0], profile))))
+    return {"position": position.to_json(), "goal": msg.goal, "line": list(msg.line),
+            "alternatives": dict(alternatives), "rating": msg.rating, "tags": list(msg.tags)}
 
 
 # ---------------------------------------------------------------- single-dummy advice

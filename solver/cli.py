@@ -245,9 +245,18 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def puzzles_shortfall(found: int, count: int, attempts: int, max_attempts: int | None) -> str:
+    """What stderr says when the attempts at random puzzles run out with `found` of `count`."""
+    from .puzzles import ATTEMPTS_PER_PUZZLE
+
+    return (f"{found} of {count} puzzles found in {attempts} attempts (the limit"
+            f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller --margin or other "
+            "--min-tricks and --max-tricks find more")
+
+
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .puzzles import ATTEMPTS_PER_PUZZLE, Puzzle, attempt_limit, check_options, generate_attempts, mine
+    from .puzzles import Puzzle, attempt_limit, check_options, generate_attempts, mine
     from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin,
@@ -284,9 +293,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
         if found < args.count:
-            print(f"{args.command_parser.prog}: {found} of {args.count} puzzles found in {attempts} attempts "
-                  f"(the limit{'' if args.max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller "
-                  "--margin or other --min-tricks and --max-tricks find more", file=sys.stderr)
+            print(f"{args.command_parser.prog}: {puzzles_shortfall(found, args.count, attempts, args.max_attempts)}",
+                  file=sys.stderr)
         return 0
     found = 0
     for line in input_lines(args.source):

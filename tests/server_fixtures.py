@@ -1,11 +1,14 @@
 """Helpers of the gRPC service tests: in-process servers on free loopback ports,
-stubs, hard positions, played deals and rich-status decoding."""
+stubs, hard positions, played deals, rich-status decoding and the client command beside `malilla-dd`."""
 from __future__ import annotations
 
 import contextlib
 import functools
 import itertools
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -14,7 +17,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from conftest import load_vectors, played_deal, start_of
+from conftest import PROJECT, load_vectors, played_deal, start_of
 from server import convert
 from server._proto import pb, pb_grpc
 from server.client import Client
@@ -211,3 +214,13 @@ def module_fixtures(**limits):
             yield c
 
     return server, stub, client
+
+
+def cli_and_client(server: Running, *args: str, stdin: str = "") -> tuple[subprocess.CompletedProcess,
+                                                                         subprocess.CompletedProcess]:
+    """`malilla-dd ARGS` and `python -m server.client ARGS` against `server`, on the same input."""
+    def run(*command: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", *command], input=stdin, capture_output=True, text=True,
+                              timeout=120, cwd=PROJECT, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+
+    return run("solver", *args), run("server.client", *args, "--address", f"127.0.0.1:{server.port}")

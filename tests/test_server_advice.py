@@ -3,6 +3,7 @@ advice for the same view and seed; bad fields are named from "view"; cancellatio
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 
@@ -12,8 +13,8 @@ import pytest
 from conftest import played_deal
 from server import convert, service
 from server._proto import pb
-from server_fixtures import (channel_to, easy_position, module_fixtures, running_server, solve_request, stub_of,
-                             violations, wait_until)
+from server_fixtures import (channel_to, cli_and_client, easy_position, module_fixtures, running_server,
+                             solve_request, stub_of, violations, wait_until)
 from solver.advice import advise, advise_iter, view_of
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=8)
@@ -94,6 +95,28 @@ def test_the_client_streams_the_advice(client):
     items = list(client.advise(view, samples=5, seed=1, progress_every=2))
     assert [i["samples"] for i in items] == [2, 4, 5]
     assert items[-1] == advise(view, samples=5, seed=1).to_json()
+
+
+def test_the_client_command_writes_the_lines_of_malilla_dd_advise(server):
+    views = [a_view("malilla"), a_view("manille", 2, 9)]
+    lines = [json.dumps(views[0]), "", json.dumps({**views[1], "seat": "X"}), "not json", json.dumps(views[1])]
+    cli, client = cli_and_client(server, "advise", "--samples", "6", "--seed", "3", "--goal", "25",
+                                 stdin="\n".join(lines) + "\n")
+    assert (client.returncode, client.stdout) == (0, cli.stdout), client.stderr
+    answers = [json.loads(line) for line in client.stdout.splitlines()]
+    assert [sorted(a) for a in answers[1:3]] == [["error"], ["error"]]
+    assert answers[3] == advise(views[1], samples=6, seed=3, goal=25).to_json()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--samples", "0"], "--samples: 0 must be at least 1"),
+    (["--goal", "-1"], "--goal: -1 must be at least 0"),
+    (["--margin", "3"], "--margin: no effect with advise"),
+])
+def test_the_client_command_refuses_a_bad_option_before_any_line(server, args, message):
+    _, client = cli_and_client(server, "advise", *args, stdin=json.dumps(a_view()) + "\n")
+    assert (client.returncode, client.stdout) == (2, "")
+    assert client.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"
 
 
 def long_advice(stub, every):

@@ -3,6 +3,7 @@ puzzles for the seed, the progress items, bad options naming the field, and canc
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import weakref
 
@@ -12,7 +13,7 @@ import pytest
 from server import convert
 from server._proto import pb
 from server.tasks import MAX_ATTEMPTS
-from server_fixtures import module_fixtures, violations, wait_until
+from server_fixtures import cli_and_client, module_fixtures, violations, wait_until
 from solver import get_profile, puzzles
 from solver.puzzles import generate
 from solver.solve import Solver
@@ -54,6 +55,43 @@ def test_the_client_yields_the_library_puzzles(client):
     got = list(client.generate_puzzles("manille", 2, seed=8, min_tricks=4, max_tricks=4, margin=5, max_attempts=4000))
     assert got == [p.to_json() for p in generate(get_profile("manille"), 2, seed=8, min_tricks=4, max_tricks=4,
                                                  margin=5)]
+
+
+def test_a_puzzle_comes_back_as_the_library_writes_it():
+    """A map's order is not kept on the wire: the alternatives come back in the library's order."""
+    for puzzle in generate(get_profile("manille"), 10, seed=3):
+        msg = pb.Puzzle.FromString(convert.puzzle_message(puzzle).SerializeToString())
+        assert json.dumps(convert.puzzle_json(msg)) == json.dumps(puzzle.to_json())
+
+
+def test_the_client_reports_the_progress(client):
+    seen = []
+    got = list(client.generate_puzzles("malilla", 1000, seed=5, max_attempts=30,
+                                       progress=lambda attempts, found: seen.append((attempts, found))))
+    assert seen[-1] == (30, len(got)) and [a for a, _ in seen] == sorted(a for a, _ in seen)
+
+
+def test_the_client_command_writes_the_lines_of_malilla_dd_puzzles(server):
+    args = ["puzzles", "--game", "manille", "--count", "4", "--seed", "8", "--min-tricks", "3", "--max-tricks", "5",
+            "--margin", "4", "--max-attempts", "4000"]
+    cli, client = cli_and_client(server, *args)
+    assert (client.returncode, client.stdout, client.stderr) == (0, cli.stdout, ""), cli.stderr
+    assert len(client.stdout.splitlines()) == 4
+    cli, client = cli_and_client(server, "puzzles", "--count", "5", "--seed", "2", "--max-attempts", "12")
+    assert (client.returncode, client.stdout) == (0, cli.stdout)
+    assert client.stderr == cli.stderr.replace("malilla-dd puzzles:", "python -m server.client:")
+    assert "puzzles found in 12 attempts (the limit)" in client.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--min-tricks", "0"], "--min-tricks: 0 must be at least 1"),
+    (["--game", "manille", "--max-tricks", "9"], "--max-tricks: 9 is more than the 8 tricks of a manille deal"),
+    (["--samples", "5"], "--samples: no effect with puzzles"),
+])
+def test_the_client_command_refuses_a_bad_option(server, args, message):
+    _, client = cli_and_client(server, "puzzles", *args)
+    assert (client.returncode, client.stdout) == (2, "")
+    assert client.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"
 
 
 def test_the_attempt_limit_ends_the_stream(stub):
