@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import queue
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,7 +36,7 @@ from solver.failures import ArgumentParser, flag_named, os_failure, parse, settl
 from solver.position import Position, PositionError, blank_line, input_lines
 from solver.quoting import quoted
 from solver.solve import Solution, check_timeout
-from solver.table import read_table_input
+from solver.table import read_table_input, table_trumps
 
 from . import convert
 from ._proto import pb, pb_grpc
@@ -241,11 +241,14 @@ class Client:
         request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal))
         return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
-    def table(self, deal: PositionLike, timeout: float | None = None) -> dict[str, Any]:
+    def table(self, deal: PositionLike, timeout: float | None = None,
+              trumps: Sequence[str] | None = None) -> dict[str, Any]:
         """`solver.table.table_of` on the server: a full deal (`trump`, `leader`, `dealer`, `shown`
-        optional) in, the table's JSON out (equal to the library's `DDTable.to_json()`)."""
-        read_table_input(deal)
-        request = pb.TableRequest(deal=convert.deal_message(deal))
+        optional) and the trumps to solve (default every trump of the game) in, the table's JSON
+        out (equal to the library's `DDTable.to_json()`)."""
+        position, _, _ = read_table_input(deal)
+        table_trumps(trumps, position.profile)
+        request = pb.TableRequest(deal=convert.deal_message(deal), trumps=trumps)
         return convert.table_json(self._call(self.stub.Table, request, timeout).table)
 
     def generate_puzzles(self, game: str, count: int, seed: int = 0, min_tricks: int | None = None,
@@ -308,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
-    from solver.cli import puzzles_shortfall, read_stdin_as_utf8
+    from solver.cli import comma_separated, puzzles_shortfall, read_stdin_as_utf8
     from solver.profiles import PROFILES
 
     read_stdin_as_utf8()
@@ -321,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="solve: the objective (default points)")
     parser.add_argument("--target", type=int)
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
+    parser.add_argument("--trumps", type=comma_separated, metavar="T,T",
+                        help="table: solve only these trumps, e.g. D,NT (default: every trump the game allows)")
     parser.add_argument("--samples", type=int, help="advise: layouts of the hidden cards to solve (default 100)")
     parser.add_argument("--goal", type=int, help="advise: also report how often each card takes at least this "
                                                  "many points")
@@ -343,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
-    commands = {"--mode": "solve", "--objective": "solve", "--lenient": "legal", "--samples": "advise", "--goal": "advise", "--seed": "advise puzzles", "--game": "puzzles",
+    commands = {"--mode": "solve", "--objective": "solve", "--lenient": "legal", "--trumps": "table",
+                "--samples": "advise", "--goal": "advise", "--seed": "advise puzzles", "--game": "puzzles",
                 "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles", "--margin": "puzzles",
                 "--max-attempts": "puzzles"}
     for flag, takers in commands.items():
@@ -358,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         check_whole("--samples", samples, 1)
         if args.goal is not None:
             check_whole("--goal", args.goal, 0)
+        if args.trumps is not None:
+            table_trumps(args.trumps)   # a trump of some game, none twice: each deal's game is checked with the deal
     except ValueError as e:
         parser.error(flag_named(parser, str(e)))
     roots = args.ca.read() if args.ca else None
@@ -404,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                     elif args.command == "analyze":
                         answer = client.analyze_play(line)
                     elif args.command == "table":
-                        answer = client.table(line)
+                        answer = client.table(line, trumps=args.trumps)
                     elif args.command == "advise":   # a partial answer every `samples`: the final one only
                         answer = list(client.advise(line, samples, args.seed or 0, args.goal,
                                                     progress_every=samples))[-1]

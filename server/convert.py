@@ -378,7 +378,7 @@ def table_json(msg: pb.DoubleDummyTable) -> dict[str, Any]:
     for p in msg.par:
         item: dict[str, Any] = {
             "dealer": p.dealer, "side": p.side, "leader": p.leader, "names_trump": p.names_trump,
-            "best": list(p.best), "score": p.score,
+            "best": list(p.best), "score": p.score if p.choices else None,
             "choices": [{"trump": c.trump, "points": _pair_json(c.points), "match_points": _pair_json(c.match_points),
                          "capot": c.capot, "dealer_score": c.dealer_score} for c in p.choices]}
         if p.pending_doubling:

@@ -10,11 +10,11 @@ from typing import Any, Protocol, TypeVar, cast
 from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.position import Position, PositionError
-from solver.profiles import PROFILES, get_profile
+from solver.profiles import PROFILES, Profile, get_profile
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, attempt_limit, check_options, generate_attempts
 from solver.quoting import quoted
 from solver.solve import Solution, Solver
-from solver.table import DDTable, read_table_input, table_of
+from solver.table import DDTable, read_table_input, table_of, table_trumps
 
 from . import convert
 from ._proto import pb
@@ -74,13 +74,15 @@ class AnalyzeTask:
 
 @dataclass
 class TableTask:
-    """One checked Table request: the table input JSON, read and checked by the library already."""
+    """One checked Table request: the table input JSON and the trumps to solve, read and checked
+    by the library already."""
 
     deal: dict[str, Any]
+    trumps: tuple[str, ...]
     field: str = "deal"
 
     def run(self, solver: Searcher) -> DDTable:
-        return table_of(self.deal, _as_solver(solver))
+        return table_of(self.deal, _as_solver(solver), trumps=self.trumps)
 
 
 @dataclass
@@ -261,13 +263,19 @@ def read_analyze_request(request: pb.AnalyzePlayRequest) -> AnalyzeTask:
 
 
 def read_table_request(request: pb.TableRequest) -> TableTask:
-    """Check the deal as `solver.table.read_table_input` does; raises `BadRequest` naming the bad field."""
-    def checked(msg: pb.Deal) -> dict[str, Any]:
+    """Check the deal as `solver.table.read_table_input` does and the trumps asked for as
+    `solver.table.table_trumps` does; raises `BadRequest` naming the bad field (``trumps[1]``)."""
+    def checked(msg: pb.Deal) -> tuple[dict[str, Any], Profile]:
         deal = convert.deal_dict(msg)
-        read_table_input(deal)
-        return deal
+        return deal, read_table_input(deal)[0].profile
     violations: list[tuple[str, str]] = []
-    deal = _read_message(request, "deal", checked, violations)
-    if deal is None:
+    read = _read_message(request, "deal", checked, violations)
+    if read is None:
         raise BadRequest(violations)
-    return TableTask(deal)
+    deal, profile = read
+    try:
+        trumps = table_trumps(list(request.trumps) or None, profile)
+    except ValueError as e:
+        field, _, problem = str(e).partition(": ")
+        raise BadRequest([(field, problem)]) from None
+    return TableTask(deal, trumps)

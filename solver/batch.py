@@ -79,7 +79,7 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
                             timeout=timeout).to_json()
     if job == "table":
         from .table import table_of
-        return table_of(item, solver, timeout).to_json()
+        return table_of(item, solver, timeout, options.get("trumps")).to_json()
     if job == "analyze":
         from .analysis import analyze
         return analyze(item, solver, timeout=timeout).to_json()
@@ -96,12 +96,16 @@ def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
 
 def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None = None) -> dict[str, Any]:
     """What decides a run's answers, kept on each output line: the job, its options (solve's
-    mode, objective and target, the puzzles' trick range and margin) and the generated stream."""
+    mode, objective and target, the table's trumps, the puzzles' trick range and margin) and the
+    generated stream."""
     run: dict[str, Any] = {"job": job}
     if job == "solve":
         run.update(mode=options.get("mode", "all"), objective=options.get("objective", "points"))
         if options.get("target") is not None:
             run["target"] = options["target"]
+    elif job == "table":
+        if options.get("trumps") is not None:
+            run["trumps"] = list(options["trumps"])
     elif job == "puzzles":
         run.update(zip(("min_tricks", "max_tricks", "margin"), _puzzle_options(options)))
     if generate is not None:
@@ -527,6 +531,11 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
         check_options(*_puzzle_options(options), profile=None if game is None else get_profile(game))
         if options.get("timeout") is not None:
             raise ValueError("timeout: no effect with the puzzles job (its searches run to their end)")
+    if options.get("trumps") is not None:
+        if job != "table":
+            raise ValueError(f"trumps: no effect with the {job} job")
+        from .table import table_trumps
+        options["trumps"] = table_trumps(options["trumps"], None if game is None else get_profile(game))
     generate: tuple[str, int] | None = None
     if source is None:
         assert game is not None   # checked above: generated deals are of a game

@@ -225,19 +225,19 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    """Full deals in, the double-dummy table under every trump and leader (and par) out."""
+    """Full deals in, the double-dummy table under every trump (or those of --trumps) and leader, and par, out."""
     from .table import table_of
 
     solver = Solver(args.memory, args.threads)
     if not args.pretty:
-        _json_lines(args.input, lambda line: table_of(line, solver, args.timeout).to_json(), sys.stdout)
+        _json_lines(args.input, lambda line: table_of(line, solver, args.timeout, args.trumps).to_json(), sys.stdout)
         return 0
     for line in input_lines(args.input):
         if blank_line(line):
             continue
         try:
             start = time.perf_counter()
-            table = table_of(line, solver, args.timeout)
+            table = table_of(line, solver, args.timeout, args.trumps)
             print(table.pretty() + f"\n{table.nodes} nodes in {(time.perf_counter() - start) * 1000:.1f} ms\n",
                   flush=True)
         except (ValueError, SearchStopped) as e:
@@ -324,11 +324,12 @@ def cmd_batch(args: argparse.Namespace) -> int:
     _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
     _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
                    args.job != "puzzles", f"batch {args.job}")
+    _refuse_unused(args, {"--trumps": "trumps"}, args.job != "table", f"batch {args.job}")
     _refuse_unused(args, {"--timeout": "timeout"}, args.job == "puzzles",
                    "batch puzzles (its searches run to their end)")
     given = {"memory": args.memory, "timeout": args.timeout, "mode": args.mode, "objective": args.objective,
              "target": args.target, "min_tricks": args.min_tricks, "max_tricks": args.max_tricks,
-             "margin": args.margin}
+             "margin": args.margin, "trumps": args.trumps}
     options = {name: value for name, value in given.items() if value is not None}   # the jobs' defaults otherwise
     stats = BatchStats() if (args.stats or args.stats_file) else None
     try:
@@ -459,11 +460,24 @@ def _add_analyze(sub: Any) -> None:
     analyze.set_defaults(func=cmd_analyze)
 
 
+def comma_separated(text: str) -> list[str]:
+    """The names of a list option: ``D,NT`` (spaces around a name dropped)."""
+    return [name.strip() for name in text.split(",")]
+
+
+def _add_trumps(parser: argparse.ArgumentParser, job: str = "") -> None:
+    """The --trumps flag of the table (`job`: "table: " where other jobs share the parser)."""
+    parser.add_argument("--trumps", type=comma_separated, metavar="T,T",
+                        help=f"{job}solve only these trumps, e.g. D,NT; par picks among them (default: every "
+                             "trump the game allows)")
+
+
 def _add_table(sub: Any) -> None:
     """The subcommand `table`: every trump and leader, and par."""
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
     table.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
+    _add_trumps(table)
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
     _add_memory(table)
     _add_threads(table)
@@ -514,6 +528,7 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
     batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
     batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
+    _add_trumps(batch, "table: ")
     _add_memory(batch, per=" per worker")
     batch.add_argument("--timeout", type=float, help="seconds allowed per search (not for puzzles)")
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
@@ -572,7 +587,8 @@ def _refuse_unused(args: argparse.Namespace, options: dict[str, str], unused: bo
 
 def _check_options(args: argparse.Namespace) -> None:
     """The options that every input line would be refused for, before any input is read: the table
-    size, the time per search and the sample counts (serve's own flags are checked by its `Config`)."""
+    size, the time per search, the trumps of a table and the sample counts (serve's own flags are
+    checked by its `Config`)."""
     if args.command == "serve":
         return
     if getattr(args, "memory", None) is not None:
@@ -580,6 +596,9 @@ def _check_options(args: argparse.Namespace) -> None:
     if getattr(args, "threads", None) is not None:
         check_threads(args.threads)
     check_timeout(getattr(args, "timeout", None))
+    if getattr(args, "trumps", None) is not None:
+        from .table import table_trumps
+        table_trumps(args.trumps)   # a trump of some game, none twice: each deal's game is checked with the deal
     if args.command == "analyze":
         check_whole("--single-dummy", args.single_dummy, 0)
         _refuse_unused(args, {"--seed": "seed"}, not args.single_dummy, "--single-dummy 0 (the default)")

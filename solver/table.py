@@ -1,33 +1,34 @@
 """What-if tables: the double-dummy value of a full deal under every trump and every leader, and par.
 
-The table holds, for every trump the game allows (Manille adds no-trump) and
-every seat on lead, the points the leader's side and N-S take when both sides
-play perfectly. Par reads it from the dealer's chair: the first leader is the
-seat after the dealer, and for each trump the deal is worth a deal score to
-the dealer's side. Where the dealer names trump (Manille) par is the choice
+The table holds, for every trump the game allows (Manille adds no-trump), or
+only the trumps asked for, and every seat on lead, the points the leader's
+side and N-S take when both sides play perfectly. Par reads it from the
+dealer's chair: the first leader is the seat after the dealer, and for each
+trump the deal is worth a deal score to the dealer's side. Where the dealer names trump (Manille) par is the choice
 that serves the dealer's side best, with no-trump and a capot doubling the
 score (a capot is found by a search with the deal-score objective, where it
 outranks a plain win); where the shown card fixes trump (Malilla) par only
 says what the deal would be worth under each trump the dealer's shown card
-could make: a suit the dealer holds.
+could make: a suit the dealer holds. With trumps asked for, par weighs those
+only: the best trump among them, or the worth of each that the dealer could show.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
-from .cards import SEATS, check_seat
-from .cards import trump_choices
+from .cards import SEATS, check_seat, parse_trump, trump_choices
 from .position import (Position, PositionError, check_dealer_holds_trump, holds_suit, json_object, read_dealer,
                        read_seat)
-from .profiles import Profile
+from .profiles import PROFILES, Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES
 from .solve import Solver, default_solver, solver_given
 from .text import diagram
 
-__all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of"]
+__all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of", "table_trumps"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Par:
     names_trump: bool
     """The dealer chooses trump (otherwise the shown card fixes it)."""
     choices: tuple[TrumpWorth, ...]
+    """The trumps weighed: those of the table, where the shown card fixes trump those the dealer holds."""
     pending_doubling: bool = False
 
     @property
@@ -89,9 +91,10 @@ class Par:
         return SIDE_NAMES[SEATS.index(self.dealer) % 2]
 
     @property
-    def score(self) -> int:
-        """The best signed score the dealer's side can get by its trump."""
-        return max(c.dealer_score for c in self.choices)
+    def score(self) -> int | None:
+        """The best signed score the dealer's side can get by its trump; None with no choice (the
+        dealer holds none of the trumps asked for, where the shown card fixes trump)."""
+        return max((c.dealer_score for c in self.choices), default=None)
 
     @property
     def best(self) -> tuple[str, ...]:
@@ -120,6 +123,7 @@ class DDTable:
     position: Position
     """The deal (its trump and leader are those given, or placeholders)."""
     trumps: tuple[str, ...]
+    """The trumps solved, in the game's order: every trump the game allows, or those asked for."""
     entries: tuple[TableEntry, ...]
     par: tuple[Par, ...]
     trump: str | None = None
@@ -153,26 +157,34 @@ class DDTable:
     def pretty(self) -> str:
         """The grid and par, for a person."""
         p = self.profile
+        every = self.trumps == trump_choices(p)
         lines = [
             f"{p.name.capitalize()}" + (f", dealer {self.dealer}" if self.dealer else "")
             + (f", trump {self.trump}" if self.trump else ""),
             *diagram(self.position),
             "",
-            f"Double-dummy points for N-S (E-W take the rest of {p.total_points}), by trump and leader:",
+            f"Double-dummy points for N-S (E-W take the rest of {p.total_points}), by trump and leader"
+            + ("" if every else f" (only the trumps asked for: {' '.join(self.trumps)})") + ":",
             "trump" + "".join(f"{'lead ' + s:>9}" for s in SEATS),
         ]
         for t, row in self.grid().items():
             lines.append(f"{t:<5}" + "".join(f"{row[s]:>9}" for s in SEATS))
+        among = "" if every else " among the trumps asked for"
+        under = "each trump" if every else "each of the trumps asked for"
         for par in self.par:
             lines.append("")
             double = " (x2: the previous deal was tied)" if par.pending_doubling else ""
+            seats = f"{par.dealer} ({par.side}), {par.leader} leads"
             if par.names_trump:
                 best = " or ".join(par.best)
-                lines.append(f"Par, dealer {par.dealer} ({par.side}), {par.leader} leads: name {best}, "
+                lines.append(f"Par{among}, dealer {seats}: name {best}, "
                              f"worth {par.score:+d} to {par.side}{double}")
+            elif not par.choices:
+                lines.append(f"Dealer {seats}: the shown card fixes trump, and the dealer holds none of the trumps "
+                             "asked for")
+                continue
             else:
-                lines.append(f"Dealer {par.dealer} ({par.side}), {par.leader} leads: the shown card fixes trump; "
-                             f"the deal under each trump{double}:")
+                lines.append(f"Dealer {seats}: the shown card fixes trump; the deal under {under}{double}:")
             lines.append(f"{'trump':<7}{'N-S':>5}{'E-W':>5}   {'scores':<16}{'to the dealer':>14}")
             for c in par.choices:
                 winner = next((s for s in (0, 1) if c.score[s]), None)
@@ -198,16 +210,47 @@ def _check_full_deal(position: Position) -> None:
         raise PositionError(position.played_field, "a table needs a full deal: four full hands and no card played")
 
 
+_MOST_TRUMPS = max(PROFILES.values(), key=lambda profile: len(trump_choices(profile)))
+"""The game whose dealer has the most trumps to choose from: `table_trumps` checks against it
+when no game is given."""
+
+
+def table_trumps(trumps: Sequence[str] | None, profile: Profile | None = None) -> tuple[str, ...]:
+    """The trumps a table solves, in the game's order: `trumps` (read as `cards.parse_trump` reads
+    a trump), each a trump of `profile`'s game (of some game when None) and none given twice, or
+    every trump the game allows when None. A bad one is a ValueError naming ``trumps[i]``."""
+    game = _MOST_TRUMPS if profile is None else profile
+    allowed = trump_choices(game)
+    if trumps is None:
+        return allowed
+    if isinstance(trumps, (str, bytes)) or not isinstance(trumps, Sequence):
+        raise ValueError(f"trumps: {quoted(trumps)} is not a sequence of trumps ({' '.join(allowed)})")
+    if not trumps:
+        raise ValueError(f"trumps: empty; a table needs at least one trump ({' '.join(allowed)})")
+    asked: list[str] = []
+    for i, name in enumerate(trumps):
+        try:
+            trump = parse_trump(game, name)
+        except ValueError as e:
+            raise ValueError(f"trumps[{i}]: {e}") from None
+        if trump in asked:
+            raise ValueError(f"trumps[{i}]: {trump} is given twice")
+        asked.append(trump)
+    return tuple(t for t in allowed if t in asked)
+
+
 def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
-             timeout: float | None = None) -> DDTable:
+             timeout: float | None = None, trumps: Sequence[str] | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
 
     `dealers` defaults to the seat before the position's leader. Trump and
-    leader of `position` only name the deal's own trump; every trump and
-    leader is solved.
+    leader of `position` only name the deal's own trump; every trump (or each
+    of `trumps`, see `table_trumps`) and every leader is solved, and par
+    weighs those trumps only.
     """
     _check_full_deal(position)
     profile = position.profile
+    solved = table_trumps(trumps, profile)
     solver = solver_given(solver, default_solver)
     if dealers is None:
         dealers = (profile.seat_after(position.leader, -1),)
@@ -222,12 +265,11 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             raise ValueError(f"dealers[{i}]: {e}") from None
         if dealer in dealers[:i]:
             raise ValueError(f"dealers[{i}]: {SEATS[dealer]} is given twice")
-    trumps = trump_choices(profile)
     total = profile.total_points
     entries = []
     par_choices: dict[int, list[TrumpWorth]] = {d: [] for d in dealers}
     nodes = 0
-    for trump in trumps:
+    for trump in solved:
         # every leader first: they share the table; the deal-score searches change its signature
         row = {}
         for leader in range(4):
@@ -247,7 +289,7 @@ def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[in
             par_choices[d].append(TrumpWorth(trump, (row[leader], total - row[leader]), score, capot, d % 2))
     par = tuple(Par(SEATS[d], SEATS[profile.seat_after(d)], not profile.trump_from_dealer_card,
                     tuple(par_choices[d]), position.pending_doubling) for d in dealers)
-    return DDTable(position, trumps, tuple(entries), par, nodes=nodes)
+    return DDTable(position, solved, tuple(entries), par, nodes=nodes)
 
 
 def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Position, str | None, tuple[int, ...]]:
@@ -290,10 +332,10 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
 
 
 def table_of(obj: Position | str | bytes | dict[str, Any], solver: Solver | None = None,
-             timeout: float | None = None) -> DDTable:
+             timeout: float | None = None, trumps: Sequence[str] | None = None) -> DDTable:
     """`read_table_input` then `dd_table`: the table of a deal (its JSON, or the `Position`
-    at its first lead)."""
+    at its first lead), under every trump or each of `trumps`."""
     position, trump, dealers = read_table_input(obj)
-    table = dd_table(position, solver, dealers, timeout)
+    table = dd_table(position, solver, dealers, timeout, trumps)
     dealer = SEATS[dealers[0]] if len(dealers) == 1 else None
     return DDTable(table.position, table.trumps, table.entries, table.par, trump, dealer, table.nodes)

@@ -130,3 +130,16 @@ class TestTableCommand:
             assert row.split()[1:5] == [str(table.entry(trump, s).ns) for s in SEATS]
         assert f"Par, dealer W (E-W), N leads: name {' or '.join(table.par[0].best)}" in text
         assert "nodes in" in text and "capot" in text
+
+    def test_the_trumps_asked_for(self) -> None:
+        objs = [seeded("manille", 5, 1), seeded("malilla", 2, 0)]
+        proc = run("table", "--trumps", "nt, D", stdin=jsonl(objs))
+        assert proc.returncode == 0, proc.stderr
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert lines == [table_of(objs[0], Solver(), trumps=["D", "NT"]).to_json(),
+                         {"error": "trumps[0]: malilla has no no-trump deals (S H D C)"}]
+        assert list(lines[0]["grid"]) == ["D", "NT"]
+        proc = run("table", "--trumps", "C", "--pretty", stdin=jsonl(objs))
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.count("by trump and leader (only the trumps asked for: C):") == 2
+        assert "Par among the trumps asked for, dealer E (E-W), S leads: name C," in proc.stdout

@@ -94,6 +94,25 @@ def test_file_input_jobs_match_single_machine(cluster, tmp_path):
             assert line == expect(item), job
 
 
+def test_a_table_run_solves_the_trumps_asked_for_and_goes_on_with_them_in_any_spelling(cluster, tmp_path):
+    _, client = cluster
+    out = str(tmp_path / "table.jsonl")
+    run_batch("table", out, client=client, game="manille", deals=3, seed=4, options={"trumps": ["nt", "D"]})
+    lines = sorted(read_lines(out), key=lambda line: line["index"])
+    check_complete(lines, 3)
+    for line in lines:
+        assert line.pop("run") == {"job": "table", "trumps": ["D", "NT"], "game": "manille", "seed": 4}
+        position = line.pop("position")
+        line.pop("index")
+        assert line == table_of(position, Solver(), trumps=["D", "NT"]).to_json()
+    assert run_batch("table", out, client=client, game="manille", deals=4, seed=4,
+                     options={"trumps": ["D", "NT"]}) == {"done": 1, "skipped": 3, "total": 4}
+    with pytest.raises(ValueError, match="holds the lines of another run"):
+        run_batch("table", out, client=client, game="manille", deals=4, seed=4, options={"trumps": ["D"]})
+    with pytest.raises(ValueError, match="holds the lines of another run"):
+        run_batch("table", out, client=client, game="manille", deals=4, seed=4)
+
+
 def test_a_line_that_is_not_utf8_is_answered_at_its_index(cluster, tmp_path):
     """Past the first 8 KiB read ahead, so that the line count of the progress bar reads it too."""
     lc, _ = cluster
@@ -391,6 +410,7 @@ def test_statistics_file_a_game_under_its_name_in_any_case():
     (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
     (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),
     (["batch", "solve", "--deals", "2", "--margin", "2"], "--margin: no effect with batch solve"),
+    (["batch", "analyze", "--deals", "2", "--trumps", "D"], "--trumps: no effect with batch analyze"),
     (["batch", "puzzles", "--deals", "2", "--timeout", "5"],
      "--timeout: no effect with batch puzzles (its searches run to their end)"),
     (["batch", "solve", "IN", "--game", "manille", "--seed", "3"], "--game, --seed: no effect with an input file"),
@@ -419,6 +439,9 @@ def test_batch_needs_one_source(capsys):
     ("puzzles", {"deals": 2, "options": {"margin": 68, "max_tricks": 7}},
      "margin: 68 is more than the 67 points 7 tricks of a malilla deal can hold"),
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
+    ("table", {"deals": 2, "options": {"trumps": ["S", "NT"]}}, r"trumps\[1\]: malilla has no no-trump deals"),
+    ("table", {"deals": 2, "game": "manille", "options": {"trumps": ["S", "s"]}}, r"trumps\[1\]: S is given twice"),
+    ("solve", {"deals": 2, "options": {"trumps": ["S"]}}, "trumps: no effect with the solve job"),
     ("puzzles", {"deals": 2, "options": {"margin": 0}}, "margin: 0 must be at least 1"),
     ("puzzles", {"deals": 2, "options": {"min_tricks": 5, "max_tricks": 4}},
      r"min_tricks: 5 is more than the most tricks asked for \(4\)$"),

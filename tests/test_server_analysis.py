@@ -21,9 +21,9 @@ from conftest import PROJECT, start_of
 from server import convert
 from server._proto import pb
 from server.client import Client, RemoteError
-from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_deal, illegal_play,
-                             module_fixtures, played_deal, running_server, solve_request, stub_of, violations,
-                             wait_until)
+from server_fixtures import (assert_field_error, channel_to, cli_and_client, easy_position, full_deal, hard_deal,
+                             illegal_play, module_fixtures, played_deal, running_server, solve_request, stub_of,
+                             violations, wait_until)
 from solver import Position, PositionError, get_profile
 from solver.analysis import PlayedDeal, analyze
 from solver.cards import SEATS
@@ -319,6 +319,41 @@ class TestTable:
         start = {k: v for k, v in obj.items() if k != "dealer"}   # a Position has no dealer: the one before the leader
         assert client.table(Position.from_json(start)) == library_table(start).to_json()
 
+    def test_the_trumps_asked_for(self, stub):
+        obj = TABLES["manille-capot"]
+        expected = table_of(obj, Solver(SMALL), trumps=["D", "NT"])
+        msg = stub.Table(pb.TableRequest(deal=convert.deal_message(obj), trumps=["nt", "d"]), timeout=30).table
+        assert_library_result(msg, expected, convert.table_message, convert.table_json)
+        assert [row.trump for row in msg.grid] == ["D", "NT"] and len(msg.table) == 8
+        assert {c.trump for c in msg.par[0].choices} == {"D", "NT"}
+
+    def test_a_par_with_no_trump_the_dealer_could_show(self, stub, client):
+        """Malilla: the dealer N holds no heart, so par has no choice among the hearts asked for."""
+        start = deal("malilla", 68, dealer=0).to_deal_json()
+        expected = table_of(start, Solver(SMALL), trumps=["H"])
+        assert expected.par[0].choices == ()
+        msg = stub.Table(pb.TableRequest(deal=convert.deal_message(start), trumps=["H"]), timeout=30).table
+        assert_library_result(msg, expected, convert.table_message, convert.table_json)
+        assert client.table(start, trumps=["H"])["par"][0]["score"] is None
+
+    @pytest.mark.parametrize("trumps, field, problem", [
+        (["D", "X"], "trumps[1]", "'X' is not a trump (S H D C)"),
+        (["NT"], "trumps[0]", "malilla has no no-trump deals (S H D C)"),
+        (["c", "C"], "trumps[1]", "C is given twice"),
+    ])
+    def test_a_bad_trump_asked_for_is_named_by_its_place(self, stub, client, trumps, field, problem):
+        request = pb.TableRequest(deal=convert.deal_message(TABLES["malilla-dealer"]), trumps=trumps)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Table(request, timeout=10)
+        assert violations(info.value) == [(field, problem)]
+        with pytest.raises(ValueError) as refused:
+            client.table(TABLES["malilla-dealer"], trumps=trumps)
+        assert str(refused.value) == f"{field}: {problem}"
+
+    def test_the_client_asks_for_the_trumps(self, client):
+        obj = TABLES["manille-dealer"]
+        assert client.table(obj, trumps=("C",)) == table_of(obj, Solver(SMALL), trumps=["C"]).to_json()
+
     TABLE_CASES = [
         # (changes, field, words in the problem)
         (dict(game="whist"), "deal.game", "unknown game 'whist'"),
@@ -462,6 +497,19 @@ def test_client_command(server):
     assert out == [library_analysis(good).to_json(), {"error": "trump: 'Z' is not a trump (S H D C or NT)"}]
     deal_json = TABLES["manille-dealer"]
     assert run("table", [json.dumps(deal_json)]) == [library_table(deal_json).to_json()]
+
+
+def test_client_command_table_trumps(server):
+    """`python -m server.client table --trumps`: the lines of `malilla-dd table --trumps`, byte for byte."""
+    lines = [json.dumps(TABLES[name]) for name in ("manille-dealer", "malilla-shown", "manille-capot")]
+    cli, client = cli_and_client(server, "table", "--trumps", "H,nt", stdin="\n".join(lines) + "\n")
+    assert (client.returncode, client.stdout) == (0, cli.stdout), client.stderr
+    answers = [json.loads(line) for line in client.stdout.splitlines()]
+    assert list(answers[0]["grid"]) == ["H", "NT"] and answers[1] == {"error": "trumps[1]: malilla has no no-trump "
+                                                                                "deals (S H D C)"}
+    _, client = cli_and_client(server, "solve", "--trumps", "H", stdin=lines[0] + "\n")
+    assert (client.returncode, client.stderr.splitlines()[-1]) == \
+        (2, "python -m server.client: error: --trumps: no effect with solve")
 
 
 CARD = st.sampled_from(["7S", "AS", "10H", "QD", "2C", "KH", "JS", "9D", "XX", "", "1S", "AH", "8C"])

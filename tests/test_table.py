@@ -5,14 +5,17 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, Position, PositionError, get_profile
 from solver.cards import SEATS
+from solver.cards import trump_choices
 from solver.deal import deal
 from solver.scoring import deal_multiplier
 from solver.solve import Solver
-from solver.table import dd_table, read_table_input, table_of
+from solver.table import dd_table, read_table_input, table_of, table_trumps
 
 SMALL = 1 << 22
 
@@ -266,3 +269,72 @@ def test_a_malilla_trump_the_dealer_could_not_have_shown_is_refused():
                   "the dealer's hand")
     read_table_input({k: v for k, v in start.items() if k not in ("dealer", "leader")} | {"trump": "H"})
 
+
+
+class TestTrumpsAskedFor:
+    def test_only_they_are_solved_and_par_picks_among_them(self, manille_capot_table) -> None:
+        full = manille_capot_table
+        (full_par,) = full.par
+        best = full_par.best[0]
+        asked = [t.lower() for t in reversed(trump_choices(MANILLE)) if t != best][:2]
+        table = table_of(seeded("manille", 103, 3), Solver(), trumps=asked)
+        wanted = tuple(t for t in full.trumps if t.lower() in asked)   # in the game's order
+        assert table.trumps == wanted and len(table.entries) == 8
+        assert table.entries == tuple(e for e in full.entries if e.trump in wanted)
+        assert table.grid() == {t: full.grid()[t] for t in wanted}
+        (par,) = table.par
+        assert par.choices == tuple(c for c in full_par.choices if c.trump in wanted)
+        assert set(par.best) <= set(wanted)
+        assert par.score == max(c.dealer_score for c in par.choices) < full_par.score
+        assert table.to_json()["par"][0]["choices"] == [c.to_json() for c in par.choices]
+        text = table.pretty()
+        assert f"by trump and leader (only the trumps asked for: {' '.join(wanted)}):" in text
+        assert f"Par among the trumps asked for, dealer W (E-W), N leads: name {' or '.join(par.best)}," in text
+        assert not any(line.startswith(f"{best} ") for line in text.splitlines())
+
+    def test_every_trump_of_the_game_is_the_table_without_them(self) -> None:
+        obj = seeded("manille", 5, 1)
+        assert table_of(obj, Solver(), trumps=["nt", "c", "D", "h", "S"]).to_json() == table_of(obj, Solver()).to_json()
+
+    def test_malilla_par_weighs_those_the_dealer_could_show(self) -> None:
+        start = deal("malilla", 68, dealer=0).to_deal_json()   # the dealer N holds no heart
+        assert not any(card.endswith("H") for card in start["hands"]["N"].split())
+        (par,) = table_of(start, Solver(1 << 22), trumps=["H", "D"]).par
+        assert [c.trump for c in par.choices] == ["D"] and par.best == ("D",)
+        table = table_of(start, Solver(1 << 22), trumps=["H"])
+        (par,) = table.par
+        assert (par.choices, par.best, par.score) == ((), (), None)
+        assert table.to_json()["par"][0] == {"dealer": "N", "side": "N-S", "leader": "W", "names_trump": False,
+                                             "best": [], "score": None, "choices": []}
+        assert table.grid()["H"] == table_of(start, Solver(1 << 22)).grid()["H"]
+        assert "Dealer N (N-S), W leads: the shown card fixes trump, and the dealer holds none of the trumps " \
+               "asked for" in table.pretty()
+
+    @pytest.mark.parametrize("game, trumps, error", [
+        ("manille", ["D", "X"], "trumps[1]: 'X' is not a trump (S H D C or NT)"),
+        ("manille", ["D", "NT", "d"], "trumps[2]: D is given twice"),
+        ("manille", [], "trumps: empty; a table needs at least one trump (S H D C NT)"),
+        ("manille", "D", "trumps: 'D' is not a sequence of trumps (S H D C NT)"),
+        ("malilla", ["S", "NT"], "trumps[1]: malilla has no no-trump deals (S H D C)"),
+        ("malilla", [None], "trumps[0]: missing (S H D C)"),
+    ])
+    def test_a_bad_one_is_refused_naming_its_place(self, game, trumps, error) -> None:
+        class Refusing(Solver):
+            def solve(self, *args, **kwargs):
+                raise AssertionError("a search ran")
+
+        with pytest.raises(ValueError) as err:
+            table_of(seeded(game, 1, 0), Refusing(1 << 20), trumps=trumps)
+        assert str(err.value) == error
+        with pytest.raises(ValueError) as err:
+            dd_table(Position.from_json(seeded(game, 1, 0)), Refusing(1 << 20), trumps=trumps)
+        assert str(err.value) == error
+
+    @given(st.sampled_from([MALILLA, MANILLE, None]).flatmap(lambda profile: st.tuples(
+        st.just(profile), st.lists(st.sampled_from(trump_choices(profile or MANILLE)), min_size=1, unique=True),
+        st.lists(st.booleans(), min_size=5, max_size=5))))
+    def test_any_order_and_case_gives_the_game_order(self, asked) -> None:
+        profile, trumps, lower = asked
+        spelt = [t.lower() if low else t for t, low in zip(trumps, lower)]
+        assert table_trumps(spelt, profile) == tuple(t for t in trump_choices(profile or MANILLE) if t in trumps)
+        assert table_trumps(None, profile) == trump_choices(profile or MANILLE)
