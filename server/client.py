@@ -100,11 +100,15 @@ def _checked(position: PositionLike, strict: bool = True) -> Position:
     return position if isinstance(position, Position) else Position.from_json(position, strict=strict)
 
 
+def _check_objective(objective: str) -> None:
+    if objective not in convert.OBJECTIVES:
+        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(convert.OBJECTIVES)}")
+
+
 def _check_options(mode: str, objective: str, target: int | None) -> None:
     if mode not in convert.MODES:
         raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(convert.MODES)}")
-    if objective not in convert.OBJECTIVES:
-        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(convert.OBJECTIVES)}")
+    _check_objective(objective)
     if target is not None:
         check_whole("target", target)
 
@@ -233,12 +237,18 @@ class Client:
                                        lenient=lenient)
         return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
-    def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None) -> dict[str, Any]:
+    def analyze_play(self, deal: PlayedDealLike, objective: str = "points", single_dummy: int = 0,
+                     seed: int | None = None, timeout: float | None = None) -> dict[str, Any]:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
-        in, the analysis's JSON out (equal to the library's `Analysis.to_json()`)."""
+        in, the analysis's JSON out (equal to the library's `Analysis.to_json()`). `seed` goes only
+        with `single_dummy` N > 0 (the server refuses it otherwise)."""
+        _check_objective(objective)
         if not isinstance(deal, PlayedDeal):
             deal = PlayedDeal.from_json(deal)
-        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal))
+        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal),
+                                        objective=convert.OBJECTIVES[objective], single_dummy=single_dummy)
+        if seed is not None:
+            request.seed = seed
         return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
     def table(self, deal: PositionLike, timeout: float | None = None,
@@ -321,15 +331,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
     parser.add_argument("--mode", choices=list(convert.MODES), help="solve: the search mode (default all)")
     parser.add_argument("--objective", choices=list(convert.OBJECTIVES),
-                        help="solve: the objective (default points)")
+                        help="solve and analyze: the objective (default points)")
     parser.add_argument("--target", type=int)
+    parser.add_argument("--single-dummy", type=int, metavar="N",
+                        help="analyze: each card's single-dummy verdict from N sampled layouts (default 0: none)")
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
     parser.add_argument("--trumps", type=comma_separated, metavar="T,T",
                         help="table: solve only these trumps, e.g. D,NT (default: every trump the game allows)")
     parser.add_argument("--samples", type=int, help="advise: layouts of the hidden cards to solve (default 100)")
     parser.add_argument("--goal", type=int, help="advise: also report how often each card takes at least this "
                                                  "many points")
-    parser.add_argument("--seed", type=int, help="advise, puzzles: the seed (default 0)")
+    parser.add_argument("--seed", type=int, help="analyze (its single-dummy sampling), advise, puzzles: the seed "
+                                                 "(default 0)")
     parser.add_argument("--game", choices=sorted(PROFILES), help="puzzles: the game of the random deals "
                                                                  "(default malilla)")
     parser.add_argument("--count", type=int, help="puzzles: puzzles to write (default 10)")
@@ -348,14 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if (args.mode == "target") != (args.target is not None):
         parser.error("give --target exactly with --mode target")
-    commands = {"--mode": "solve", "--objective": "solve", "--lenient": "legal", "--trumps": "table",
-                "--samples": "advise", "--goal": "advise", "--seed": "advise puzzles", "--game": "puzzles",
-                "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles", "--margin": "puzzles",
-                "--max-attempts": "puzzles"}
+    commands = {"--mode": "solve", "--objective": "solve analyze", "--single-dummy": "analyze", "--lenient": "legal",
+                "--trumps": "table", "--samples": "advise", "--goal": "advise", "--seed": "analyze advise puzzles",
+                "--game": "puzzles", "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles",
+                "--margin": "puzzles", "--max-attempts": "puzzles"}
     for flag, takers in commands.items():
         value = getattr(args, flag[2:].replace("-", "_"))
         if value is not None and value is not False and args.command not in takers.split():
             parser.error(f"{flag}: no effect with {args.command}")
+    if args.command == "analyze" and args.seed is not None and not args.single_dummy:
+        parser.error("--seed: no effect with --single-dummy 0 (the default)")
     samples = 100 if args.samples is None else args.samples
     count = 10 if args.count is None else args.count
     try:
@@ -410,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
                     if args.command == "legal":
                         answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
                     elif args.command == "analyze":
-                        answer = client.analyze_play(line)
+                        answer = client.analyze_play(line, args.objective or "points", args.single_dummy or 0,
+                                                     args.seed)
                     elif args.command == "table":
                         answer = client.table(line, trumps=args.trumps)
                     elif args.command == "advise":   # a partial answer every `samples`: the final one only

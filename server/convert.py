@@ -263,12 +263,15 @@ def _pair_json(msg: pb.SidePair) -> dict[str, int]:
 def analysis_message(analysis: Analysis) -> pb.PlayAnalysis:
     """A `PlayAnalysis` message of the library's `Analysis`, from its `to_json()`."""
     obj = analysis.to_json()
-    msg = pb.PlayAnalysis(game=obj["game"], trump=obj["trump"], nodes=analysis.nodes)
+    msg = pb.PlayAnalysis(game=obj["game"], trump=obj["trump"], objective=OBJECTIVES[obj["objective"]],
+                          nodes=analysis.nodes)
     for c in obj["cards"]:
-        msg.cards.add(card=c["card"], seat=c["seat"], before=c["before"], after=c["after"], cost=c["cost"],
-                      best=c["best"], deal=_pair(c["deal"]),
-                      values=[pb.CardValue(card=card, value=value, margin=c["before"] - value)
-                              for card, value in c["values"].items()])
+        item = msg.cards.add(card=c["card"], seat=c["seat"], before=c["before"], after=c["after"], cost=c["cost"],
+                             best=c["best"], deal=_pair(c["deal"]), loses_capot=c.get("loses_capot", False),
+                             values=[pb.CardValue(card=card, value=value, margin=c["before"] - value)
+                                     for card, value in c["values"].items()])
+        if "single_dummy" in c:
+            item.single_dummy.CopyFrom(pb.SingleDummyVerdict(**c["single_dummy"]))
     for t in obj["tricks"]:
         trick = msg.tricks.add(leader=t["leader"], cards=t["cards"], points=t["points"])
         if t["winner"] is not None:
@@ -309,9 +312,8 @@ def analysis_json(msg: pb.PlayAnalysis) -> dict[str, Any]:
     out: dict[str, Any] = {
         "game": msg.game,
         "trump": msg.trump,
-        "cards": [{"card": c.card, "seat": c.seat, "before": c.before, "after": c.after, "cost": c.cost,
-                   "best": list(c.best), "values": {v.card: v.value for v in c.values},
-                   "deal": _pair_json(c.deal)} for c in msg.cards],
+        "objective": objective_name(msg.objective),
+        "cards": [_card_json(c) for c in msg.cards],
         "tricks": [{"leader": t.leader, "cards": list(t.cards),
                     "winner": t.winner if t.HasField("winner") else None, "points": t.points} for t in msg.tricks],
         "seats": {seat: _seat_json(getattr(msg.seats, seat.lower())) for seat in SEATS},
@@ -343,6 +345,19 @@ def analysis_json(msg: pb.PlayAnalysis) -> dict[str, Any]:
     if msg.HasField("illegal"):
         i = msg.illegal
         out["illegal"] = {"index": i.index, "card": i.card, "seat": i.seat, "rule": i.rule}
+    return out
+
+
+def _card_json(msg: pb.CardAnalysis) -> dict[str, Any]:
+    out: dict[str, Any] = {"card": msg.card, "seat": msg.seat, "before": msg.before, "after": msg.after,
+                           "cost": msg.cost, "best": list(msg.best), "values": {v.card: v.value for v in msg.values},
+                           "deal": _pair_json(msg.deal)}
+    if msg.loses_capot:
+        out["loses_capot"] = True
+    if msg.HasField("single_dummy"):
+        sd = msg.single_dummy
+        out["single_dummy"] = {"mean": sd.mean, "best_mean": sd.best_mean, "loss": sd.loss, "loss_se": sd.loss_se,
+                               "best": list(sd.best), "samples": sd.samples, "verdict": sd.verdict}
     return out
 
 

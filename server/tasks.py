@@ -66,10 +66,14 @@ class AnalyzeTask:
     """One checked AnalyzePlay request."""
 
     deal: PlayedDeal
+    objective: str
+    single_dummy: int
+    seed: int
     field: str = "deal"
 
     def run(self, solver: Searcher) -> Analysis:
-        return analyze(self.deal, _as_solver(solver))
+        return analyze(self.deal, _as_solver(solver), single_dummy=self.single_dummy, seed=self.seed,
+                       objective=self.objective)
 
 
 @dataclass
@@ -253,13 +257,24 @@ def read_solve_request(request: pb.SolveRequest) -> SolveTask:
 
 
 def read_analyze_request(request: pb.AnalyzePlayRequest) -> AnalyzeTask:
-    """Read the played deal; raises `BadRequest` naming the bad field (``deal.play[3]``)."""
+    """Check the options as `malilla-dd analyze` does and read the played deal; raises `BadRequest`
+    naming every bad field (``objective``, ``deal.play[3]``)."""
     violations: list[tuple[str, str]] = []
+    objective = None
+    try:
+        objective = convert.objective_name(request.objective)
+    except ValueError as e:
+        violations.append(("objective", str(e)))
+    if not 0 <= request.single_dummy <= MAX_ADVICE_SAMPLES:
+        violations.append(("single_dummy", f"{request.single_dummy} is not between 0 and {MAX_ADVICE_SAMPLES}"))
+    elif request.HasField("seed") and request.single_dummy == 0:
+        violations.append(("seed", "no effect with single_dummy 0 (the default)"))
     deal = _read_message(request, "deal", lambda msg: PlayedDeal.from_json(convert.played_deal_dict(msg)),
                          violations)
-    if deal is None:
+    if violations:
         raise BadRequest(violations)
-    return AnalyzeTask(deal)
+    assert deal is not None and objective is not None   # each was read, or its field is among the violations
+    return AnalyzeTask(deal, objective, request.single_dummy, request.seed)
 
 
 def read_table_request(request: pb.TableRequest) -> TableTask:

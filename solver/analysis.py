@@ -5,13 +5,22 @@ trump, leader; optional ``dealer``, ``shown``, ``pending_doubling``) plus
 ``play``, the cards in the order played: a whole deal or its beginning.
 
 For every card: the seat, the value for the seat's side of the position before
-the card and after it (points from the remaining play of the position before
-it, the trick in progress included, as in the position JSON's values), the
-cost (``before - after``: what the card gave away, 0 for an optimal card) and
-the optimal cards. One `Solver` serves the whole deal, so each position reuses
-the bounds that the earlier positions stored; one search per card (mode
-"all") gives the value before it, the value of every legal card and so the
-value after the card played.
+the card and after it, the cost (``before - after``: what the card gave away,
+0 for an optimal card) and the optimal cards. The values are in the unit of
+the objective: under "points" (the default) the points from the remaining play
+of the position before the card, the trick in progress included, as in the
+position JSON's values; under "score" the signed deal score of the seat's
+side, where a capot outranks a plain win. One `Solver` serves the whole deal,
+so each position reuses the bounds that the earlier positions stored; one
+search per card (mode "all") gives the value before it, the value of every
+legal card and so the value after the card played.
+
+Points cannot tell a capot, which multiplies a Manille deal's score, from a
+plain win: a card that loses one is flagged (`CardAnalysis.loses_capot`)
+under either objective; under "points", from one more search in the
+deal-score objective of each position whose points leave a capot at stake.
+Under "points" the flag is all that shows it (the costs and the mistakes count
+points); under "score" the capot is in the card's cost.
 """
 from __future__ import annotations
 
@@ -27,10 +36,14 @@ from .position import (IllegalPlay, Position, PositionError, _card_texts, check_
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
-from .solve import Solver, default_solver, solver_given
+from .solve import OBJECTIVES, Solution, Solver, default_solver, solver_given
 
 __all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
-           "Analysis", "analyze", "perfect_score", "side_pair", "SummaryTotals", "format_summary"]
+           "Analysis", "analyze", "perfect_score", "plain_most", "side_pair", "SummaryTotals", "format_summary",
+           "UNITS"]
+
+UNITS = {"points": "points", "score": "match points"}
+"""What an analysis's values and costs count under each objective."""
 
 
 def side_pair(pair: tuple[int, int]) -> dict[str, int]:
@@ -41,6 +54,13 @@ def side_pair(pair: tuple[int, int]) -> dict[str, int]:
 def _signed_to_pair(signed_ns: int) -> tuple[int, int]:
     """N-S's signed deal score as the match points each side scores."""
     return (signed_ns, 0) if signed_ns > 0 else (0, -signed_ns)
+
+
+def plain_most(start: Position) -> int:
+    """The most the deal of `start` scores without a capot: a deal score above it, or below
+    its negative, is a capot's (never, where a capot multiplies nothing)."""
+    profile = start.profile
+    return (profile.total_points - profile.half) * deal_multiplier(profile, start.trump, start.pending_doubling)
 
 
 def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
@@ -57,8 +77,7 @@ def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
         assert sol.value is not None   # mode "best" values the position
         signed = sol.value if start.to_move % 2 == 0 else -sol.value
-        plain = (profile.total_points - profile.half) * deal_multiplier(profile, start.trump, start.pending_doubling)
-        capot = abs(signed) > plain
+        capot = abs(signed) > plain_most(start)
     else:
         if points_ns is None:
             value = solver.solve(start, mode="best", timeout=timeout).value
@@ -179,7 +198,8 @@ class CardAnalysis:
     card: str
     seat: str
     before: int
-    """Value of the position before the card for the seat's side (remaining play, trick in progress included)."""
+    """Value of the position before the card for the seat's side, in the objective's unit (points: of the
+    remaining play, trick in progress included; score: the signed deal score)."""
     after: int
     """Value after the card, for the same side and in the same frame as `before`."""
     best: tuple[str, ...]
@@ -190,6 +210,12 @@ class CardAnalysis:
     """Points N-S and E-W had taken in completed tricks before the card."""
     total: int
     """Points in the deal (cards plus trick bonuses)."""
+    objective: str = "points"
+    """The objective of the values: "points" or "score"."""
+    loses_capot: bool = False
+    """Where a capot multiplies the deal score (Manille): with perfect play (the deal-score objective)
+    the deal ends in a capot for the seat's side, or in none against it, before the card, and no longer
+    does after it."""
     single_dummy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     """With ``analyze(..., single_dummy=N)``: the card's single-dummy verdict (`solver.advice.verdict`)."""
 
@@ -213,8 +239,12 @@ class CardAnalysis:
         return len(self.values) == 1
 
     def deal_value(self, after: bool = True) -> tuple[int, int]:
-        """The deal's points for N-S and E-W under perfect play from here on (after the card or before it)."""
-        mine = self.won[self.side] + (self.after if after else self.before)
+        """The deal for N-S and E-W under perfect play from here on (after the card or before it): its
+        points, or under the score objective the match points each side scores."""
+        value = self.after if after else self.before
+        if self.objective == "score":
+            return _signed_to_pair(value if self.side == 0 else -value)
+        mine = self.won[self.side] + value
         pair = [0, 0]
         pair[self.side] = mine
         pair[1 - self.side] = self.total - mine
@@ -224,6 +254,8 @@ class CardAnalysis:
         out = {"card": self.card, "seat": self.seat, "before": self.before, "after": self.after,
                "cost": self.cost, "best": list(self.best), "values": dict(self.values),
                "deal": side_pair(self.deal_value())}
+        if self.loses_capot:
+            out["loses_capot"] = True
         if self.single_dummy is not None:
             out["single_dummy"] = dict(self.single_dummy)
         return out
@@ -284,7 +316,8 @@ class DealResult:
     """Match points each side scores under perfect play from the start."""
     dd_capot: bool
     projected: tuple[int, int]
-    """The deal's points under perfect play after the last legal card analysed."""
+    """The deal under perfect play after the last legal card analysed, as `CardAnalysis.deal_value` gives it
+    (points, or match points under the score objective)."""
     score: DealScore | None
     """The actual deal scored (complete deals only)."""
     dealer: str
@@ -332,10 +365,17 @@ class Analysis:
     illegal: IllegalCard | None = None
     nodes: int = 0
     seconds: float = field(default=0.0, compare=False)
+    objective: str = "points"
+    """The objective of the cards' values and costs: "points" or "score"."""
 
     @property
     def profile(self) -> Profile:
         return self.deal.start.profile
+
+    @property
+    def unit(self) -> str:
+        """What the cards' values and costs count: "points" or "match points"."""
+        return UNITS[self.objective]
 
     @property
     def start(self) -> Position:
@@ -345,6 +385,7 @@ class Analysis:
         out: dict[str, Any] = {
             "game": self.profile.name,
             "trump": self.start.trump,
+            "objective": self.objective,
             "cards": [c.to_json() for c in self.cards],
             "tricks": [t.to_json() for t in self.tricks],
             "seats": {s: self.seats[s].to_json() for s in SEATS},
@@ -373,18 +414,23 @@ def play_card(position: Position, index: int, name: str) -> Position:
 
 
 def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | None = None,
-            timeout: float | None = None, single_dummy: int = 0, seed: int = 0) -> Analysis:
+            timeout: float | None = None, single_dummy: int = 0, seed: int = 0,
+            objective: str = "points") -> Analysis:
     """Analyse a played deal card by card (see the module's docstring).
 
     `solver` defaults to this thread's shared solver; `timeout` bounds each
     search (`SearchStopped` is raised when one runs out). An illegal card
     stops the analysis there: `Analysis.illegal` names it and its rule.
-    With `single_dummy` N > 0 each card also gets its single-dummy verdict
-    (`solver.advice`: N sampled layouts of what its player could not see,
-    sampling seeded by `seed` and the card's index), so that an unlucky card
-    (a double-dummy cost, but the best card on what was visible) is told from
-    a mistake.
+    `objective`: "points" (default) or "score", as `Solver.solve` takes it:
+    the unit of the cards' values and costs, of the mistakes and of
+    `projected`. With `single_dummy` N > 0 each card also gets its
+    single-dummy verdict (`solver.advice`: N sampled layouts of what its
+    player could not see, sampling seeded by `seed` and the card's index), so
+    that an unlucky card (a double-dummy cost, but the best card on what was
+    visible) is told from a mistake.
     """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
     check_whole("single_dummy", single_dummy, 0)
     check_whole("seed", seed)
     deal = deal.checked() if isinstance(deal, PlayedDeal) else PlayedDeal.from_json(deal)
@@ -404,28 +450,34 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
         except IllegalPlay as e:
             illegal = IllegalCard(index, name, SEATS[seat], e.problem)
             break
-        sol = solver.solve(position, mode="all", timeout=timeout)
+        sol = solver.solve(position, mode="all", objective=objective, timeout=timeout)
         nodes += sol.nodes
+        scored = _deal_score_search(solver, position, sol, name, timeout)
+        if scored is not None and scored is not sol:
+            nodes += scored.nodes
         won = position.points_won()
         assert sol.value is not None and won is not None   # mode "all"; the start has a history
         cards.append(CardAnalysis(
             index=index, card=name, seat=SEATS[seat], before=sol.value, after=sol.values[name],
-            best=tuple(sol.best), values=sol.values, won=won, total=total))
+            best=tuple(sol.best), values=sol.values, won=won, total=total, objective=objective,
+            loses_capot=scored is not None and _loses_capot(start, scored, name)))
         position = after_position
 
     if single_dummy > 0 and cards:
         cards = _with_verdicts(deal, cards, single_dummy, seed, solver, timeout)
-    if cards:
-        first = cards[0]
-        dd_points = first.deal_value(after=False)
+    if cards and objective == "points":
+        dd_points = cards[0].deal_value(after=False)
     else:
         sol = solver.solve(start, mode="best", timeout=timeout)
         nodes += sol.nodes
         assert sol.value is not None   # mode "best" values the position
         ns = sol.value if start.to_move % 2 == 0 else total - sol.value
         dd_points = (ns, total - ns)
-    projected = cards[-1].deal_value() if cards else dd_points
     dd_score, dd_capot = perfect_score(solver, start, dd_points[0], timeout)
+    if cards:
+        projected = cards[-1].deal_value()
+    else:
+        projected = dd_points if objective == "points" else dd_score
 
     complete = position.is_over
     points, tricks = position.points_won(), position.tricks_won()
@@ -451,7 +503,35 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
         bonus_rule=profile.dealer_bonus,
         pending_doubling=deal.pending_doubling, notes=tuple(notes), penalty=penalty)
     return Analysis(deal, tuple(cards), _tricks(deal, cards, illegal), _seats(cards), result, illegal, nodes,
-                    time.perf_counter() - began)
+                    time.perf_counter() - began, objective)
+
+
+def _deal_score_search(solver: Solver, position: Position, sol: Solution, card: str,
+                       timeout: float | None) -> Solution | None:
+    """The search of `position` in the deal-score objective that tells whether `card` loses a capot:
+    `sol`, the card's own search, when it is one. Else a search of its own where a capot multiplies
+    the score, the mover has a choice of cards and the points say that a capot is at stake (a capot
+    takes every point: the mover's side, having lost no trick, can take every point left, or the
+    other side, having lost none, keeps every point left after `card`); else None."""
+    if sol.objective == "score":
+        return sol
+    won = position.points_won()
+    assert won is not None and sol.value is not None   # the start has a history; mode "all"
+    side, flags = position.to_move & 1, position.won_flags
+    left = position.profile.total_points - sum(won)
+    own_in_reach = not flags >> (side ^ 1) & 1 and sol.value == left
+    theirs_in_reach = not flags >> side & 1 and sol.values[card] == 0
+    if position.profile.capot_multiplier == 1 or len(sol.cards) == 1 or not (own_in_reach or theirs_in_reach):
+        return None
+    return solver.solve(position, mode="all", objective="score", timeout=timeout)
+
+
+def _loses_capot(start: Position, scored: Solution, card: str) -> bool:
+    """Does `card` lose a capot, by the deal-score search `scored` of the position it is played in: one
+    its side would make, or one it would keep the other side from making?"""
+    assert scored.value is not None   # mode "all"
+    plain, best, value = plain_most(start), scored.value, scored.values[card]
+    return best > plain >= value or best >= -plain > value
 
 
 def _dealer_bonus(deal: PlayedDeal, notes: list[str]) -> dict[str, Any] | None:
@@ -530,9 +610,10 @@ def _seats(cards: list[CardAnalysis]) -> dict[str, SeatSummary]:
 
 
 class SummaryTotals:
-    """Per-seat totals over many analysed deals, for the terminal summary."""
+    """Per-seat totals over many analysed deals of one objective, for the terminal summary."""
 
-    def __init__(self) -> None:
+    def __init__(self, objective: str = "points") -> None:
+        self.objective = objective
         self.deals = 0
         self.illegal = 0
         self.errors = 0
@@ -540,7 +621,18 @@ class SummaryTotals:
         self.cost = dict.fromkeys(SEATS, 0)
         self.mistakes = dict.fromkeys(SEATS, 0)
 
+    @classmethod
+    def of(cls, analyses: list[Analysis]) -> SummaryTotals:
+        """The totals of `analyses`, of one objective (points when there are none)."""
+        totals = cls(analyses[0].objective if analyses else "points")
+        for analysis in analyses:
+            totals.add(analysis)
+        return totals
+
     def add(self, analysis: Analysis) -> None:
+        """Count `analysis` in; one of another objective is refused (ValueError), its costs being in another unit."""
+        if analysis.objective != self.objective:
+            raise ValueError(f"objective: an analysis in {analysis.unit} among totals in {UNITS[self.objective]}")
         self.deals += 1
         self.illegal += analysis.illegal is not None
         for seat in SEATS:
@@ -550,8 +642,8 @@ class SummaryTotals:
             self.mistakes[seat] += summary.mistakes
 
     def format(self) -> str:
-        """A per-seat table of the cards, mistakes and points given away."""
-        head = f"{self.deals} deal(s) analysed"
+        """A per-seat table of the cards, mistakes and points (or match points) given away."""
+        head = f"{self.deals} deal(s) analysed" + (" in match points" if self.objective == "score" else "")
         if self.illegal:
             head += f", {self.illegal} stopped by an illegal card"
         if self.errors:
@@ -566,7 +658,4 @@ class SummaryTotals:
 
 def format_summary(analyses: list[Analysis]) -> str:
     """`SummaryTotals.format` of `analyses`."""
-    totals = SummaryTotals()
-    for a in analyses:
-        totals.add(a)
-    return totals.format()
+    return SummaryTotals.of(analyses).format()

@@ -82,7 +82,7 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
         return table_of(item, solver, timeout, options.get("trumps")).to_json()
     if job == "analyze":
         from .analysis import analyze
-        return analyze(item, solver, timeout=timeout).to_json()
+        return analyze(item, solver, timeout=timeout, objective=options.get("objective", "points")).to_json()
     if job == "puzzles":
         from .puzzles import mine
         return {"puzzles": [p.to_json() for p in mine(item, *_puzzle_options(options), solver)]}
@@ -96,7 +96,8 @@ def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
 
 def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None = None) -> dict[str, Any]:
     """What decides a run's answers, kept on each output line: the job, its options (solve's
-    mode, objective and target, the table's trumps, the puzzles' trick range and margin) and the
+    mode, objective and target, the table's trumps, analyze's objective when not points, the puzzles'
+    trick range and margin) and the
     generated stream."""
     run: dict[str, Any] = {"job": job}
     if job == "solve":
@@ -106,6 +107,9 @@ def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None =
     elif job == "table":
         if options.get("trumps") is not None:
             run["trumps"] = list(options["trumps"])
+    elif job == "analyze":
+        if options.get("objective", "points") != "points":
+            run["objective"] = options["objective"]
     elif job == "puzzles":
         run.update(zip(("min_tricks", "max_tricks", "margin"), _puzzle_options(options)))
     if generate is not None:

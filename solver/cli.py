@@ -185,7 +185,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.html is not None:
         _check_writable(args.html, "--html", args.input)
     solver = Solver(args.memory, args.threads)
-    totals = SummaryTotals()
+    totals = SummaryTotals(args.objective)
     items: list[ReportItem] = []
     show = args.progress or sys.stderr.isatty()
     bar = None
@@ -200,7 +200,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 continue
             try:
                 analysis = analyze(line, solver, timeout=args.timeout, single_dummy=args.single_dummy,
-                                   seed=args.seed or 0)
+                                   seed=args.seed or 0, objective=args.objective)
             except (ValueError, SearchStopped) as e:
                 totals.errors += 1
                 sys.stdout.write(json.dumps({"error": str(e)}) + "\n")
@@ -321,7 +321,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.output and args.stats_file and os.path.abspath(args.output) == os.path.abspath(args.stats_file):
         raise ValueError(f"--stats-file: {args.stats_file} is the --output file")
     _refuse_unused(args, {"--game": "game", "--seed": "seed"}, args.input is not None, "an input file")
-    _refuse_unused(args, {"--mode": "mode", "--objective": "objective"}, args.job != "solve", f"batch {args.job}")
+    _refuse_unused(args, {"--mode": "mode"}, args.job != "solve", f"batch {args.job}")
+    _refuse_unused(args, {"--objective": "objective"}, args.job not in ("solve", "analyze"), f"batch {args.job}")
     _refuse_unused(args, {"--min-tricks": "min_tricks", "--max-tricks": "max_tricks", "--margin": "margin"},
                    args.job != "puzzles", f"batch {args.job}")
     _refuse_unused(args, {"--trumps": "trumps"}, args.job != "table", f"batch {args.job}")
@@ -447,6 +448,9 @@ def _add_analyze(sub: Any) -> None:
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
     analyze.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
+    analyze.add_argument("--objective", choices=OBJECTIVES, default="points",
+                         help="the unit of the values and costs: points, or the signed deal score of the seat's "
+                              "side (a capot outranks a plain win)")
     analyze.add_argument("--html", metavar="OUT.html", help="also write a self-contained report page")
     _add_memory(analyze)
     _add_threads(analyze)
@@ -523,7 +527,7 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
     batch.add_argument("--chunk", type=int, default=8, help="items per task (default 8)")
     batch.add_argument("--mode", choices=MODES, help="solve: the search mode (default all)")
-    batch.add_argument("--objective", choices=OBJECTIVES, help="solve: the objective (default points)")
+    batch.add_argument("--objective", choices=OBJECTIVES, help="solve and analyze: the objective (default points)")
     batch.add_argument("--target", type=int, help="solve: the target of --mode target")
     batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
     batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")

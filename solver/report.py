@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .analysis import Analysis, CardAnalysis
+from .analysis import UNITS, Analysis, CardAnalysis, SummaryTotals, plain_most
 from .cards import SEATS, SUITS
 from .failures import write_file
 from .scoring import SIDE_NAMES, deal_multiplier
@@ -43,9 +43,16 @@ def cost_class(cost: int, small: int = 4) -> str:
     return "small" if cost <= small else "big"
 
 
+def _multiplier(analysis: Analysis) -> int:
+    """What a point is worth in the unit of the analysis: 1, or under the score objective the deal's
+    multiplier without a capot."""
+    start = analysis.start
+    return deal_multiplier(start.profile, start.trump, start.pending_doubling) if analysis.objective == "score" else 1
+
+
 def _small_limit(analysis: Analysis) -> int:
-    """A small loss is less than the top card's worth (4 points in both games)."""
-    return max(analysis.profile.points) - 1
+    """A small loss is less than the top card's worth (4 points in both games), in the analysis's unit."""
+    return (max(analysis.profile.points) - 1) * _multiplier(analysis)
 
 
 def _esc(text: Any) -> str:
@@ -95,7 +102,7 @@ def _diagram(analysis: Analysis) -> str:
             f'<div></div>{cells["S"]}<div></div></div>')
 
 
-def _card_title(c: CardAnalysis, side: str) -> str:
+def _card_title(c: CardAnalysis, side: str, unit: str) -> str:
     best = ", ".join(_card_text(b) for b in c.best)
     if c.forced:
         head = f"{c.seat} played {_card_text(c.card)} (forced)"
@@ -103,12 +110,21 @@ def _card_title(c: CardAnalysis, side: str) -> str:
         head = f"{c.seat} played {_card_text(c.card)}: optimal"
     else:
         head = f"{c.seat} played {_card_text(c.card)}: cost {c.cost}"
-    text = f"{head}. {side} {c.before} before, {c.after} after. Best: {best}"
+    if c.loses_capot:
+        head += ", losing the capot"
+    text = f"{head}. {side} {c.before} {unit} before, {c.after} after. Best: {best}"
     if c.single_dummy:   # analyze(..., single_dummy=N)
         sd = c.single_dummy
         text += (f". Single dummy over {sd['samples']} layouts: {sd['verdict']} "
                  f"({sd['loss']:g} points below the best on average)")
     return text
+
+
+def _cost_mark(c: CardAnalysis) -> str:
+    """What a card's button shows under it: its cost, or "capot" for a card that loses one at no cost."""
+    if c.cost:
+        return f"&minus;{c.cost}"
+    return "capot" if c.loses_capot else "&nbsp;"
 
 
 def _tricks_html(analysis: Analysis, deal_no: int) -> str:
@@ -123,8 +139,8 @@ def _tricks_html(analysis: Analysis, deal_no: int) -> str:
             win = " winner" if trick.winner == c.seat else ""
             cells.append(
                 f'<button type="button" class="play {cls}{win}" data-deal="{deal_no}" data-index="{c.index}" '
-                f'title="{_esc(_card_title(c, SIDE_NAMES[c.side]))}"><span class="who">{c.seat}</span>'
-                f'{_card_html(c.card)}<span class="cost">{"&minus;" + str(c.cost) if c.cost else "&nbsp;"}</span>'
+                f'title="{_esc(_card_title(c, SIDE_NAMES[c.side], analysis.unit))}"><span class="who">{c.seat}</span>'
+                f'{_card_html(c.card)}<span class="cost">{_cost_mark(c)}</span>'
                 f'</button>')
         illegal = analysis.illegal
         if illegal is not None and illegal.index // 4 == t:
@@ -157,7 +173,7 @@ def _result_html(analysis: Analysis) -> str:
         lines.append(f"<tr><th>So far</th><td>{ns} {r.points[0]} &ndash; {ew} {r.points[1]}</td>"
                      f"<td>{r.tricks[0]}&ndash;{r.tricks[1]} tricks</td><td>deal unfinished</td></tr>")
         lines.append(f"<tr><th>Projected</th><td>{ns} {r.projected[0]} &ndash; {ew} {r.projected[1]}</td>"
-                     f"<td colspan=2>perfect play from the last card</td></tr>")
+                     f"<td colspan=2>{analysis.unit}, perfect play from the last card</td></tr>")
     dd_winner = next((s for s in (0, 1) if r.dd_score[s]), None)
     dd_scored = "nobody scores" if dd_winner is None else f"{SIDE_NAMES[dd_winner]} score {r.dd_score[dd_winner]}"
     start = analysis.deal.start
@@ -189,16 +205,26 @@ def _result_html(analysis: Analysis) -> str:
 
 
 def _deal_data(analysis: Analysis) -> dict[str, Any]:
+    """The deal's chart and card details for the script, in the analysis's unit: the chart's top,
+    its grid step and its halfway line (None in match points) and the value at the start."""
     r = analysis.result
-    start = [r.dd_points[0], r.dd_points[1]]
+    profile = analysis.profile
+    if analysis.objective == "score":
+        top, half, start = plain_most(analysis.start) * profile.capot_multiplier, None, r.dd_score
+    else:
+        top, half, start = profile.total_points, profile.half, r.dd_points
     return {
-        "total": analysis.profile.total_points,
-        "half": analysis.profile.half,
-        "start": start,
+        "total": top,
+        "half": half,
+        "step": 10 * _multiplier(analysis),
+        "objective": analysis.objective,
+        "unit": analysis.unit,
+        "start": list(start),
         "small": _small_limit(analysis),
         "cards": [{"card": c.card, "seat": c.seat, "side": SIDE_NAMES[c.side], "before": c.before, "after": c.after,
                    "cost": c.cost, "best": list(c.best), "values": [[k, v] for k, v in c.values.items()],
-                   "deal": list(c.deal_value()), "trick": c.trick + 1} for c in analysis.cards],
+                   "deal": list(c.deal_value()), "trick": c.trick + 1, "loses_capot": c.loses_capot}
+                  for c in analysis.cards],
     }
 
 
@@ -210,11 +236,11 @@ def _deal_section(item: ReportItem, deal_no: int) -> str:
     trump = a.start.trump
     heading = (f"Deal {deal_no + 1} <small>line {item.line} &middot; {_esc(a.profile.name.capitalize())}, "
                f"trump {_esc(SUIT_WORDS[trump])}, dealer {_esc(a.result.dealer)}, {SEATS[a.start.leader]} leads, "
-               f"{len(a.cards)} card(s) analysed</small>")
+               f"{len(a.cards)} card(s) analysed in {a.unit}</small>")
     chart = (f'<figure class="chartbox"><svg class="chart" data-deal="{deal_no}" viewBox="0 0 640 260" '
              f'role="img" aria-label="double-dummy value of the deal card by card"></svg>'
              f'<figcaption><span class="key ns"></span>N-S <span class="key ew"></span>E-W: '
-             f'points of the deal with perfect play from each card on</figcaption></figure>')
+             f'{a.unit} of the deal with perfect play from each card on</figcaption></figure>')
     detail = (f'<div class="detail" data-deal="{deal_no}" hidden></div>')
     return (f'<section class="deal" id="deal-{deal_no}" data-deal="{deal_no}"><h2>{heading}</h2>'
             f'<div class="top">{_diagram(a)}{chart}</div>{_result_html(a)}'
@@ -223,19 +249,17 @@ def _deal_section(item: ReportItem, deal_no: int) -> str:
 
 
 def _summary(items: list[ReportItem]) -> str:
-    done = [i.analysis for i in items if i.analysis is not None]
+    totals = SummaryTotals.of([i.analysis for i in items if i.analysis is not None])
     rows = []
     for s in SEATS:
-        cards = sum(a.seats[s].cards for a in done)
-        cost = sum(a.seats[s].cost for a in done)
-        mistakes = sum(a.seats[s].mistakes for a in done)
-        rows.append(f"<tr><th>{s}</th><td>{cards}</td><td>{mistakes}</td><td>{cost}</td>"
+        cards, cost = totals.cards[s], totals.cost[s]
+        rows.append(f"<tr><th>{s}</th><td>{cards}</td><td>{totals.mistakes[s]}</td><td>{cost}</td>"
                     f"<td>{cost / cards if cards else 0:.2f}</td></tr>")
     links = "".join(
         f'<li><a href="#deal-{k}">{"Deal " + str(k + 1) if i.analysis else "Line " + str(i.line) + " (error)"}</a></li>'
         for k, i in enumerate(items))
     return (f'<section class="summary"><table class="seats"><tr><th>seat</th><th>cards</th><th>mistakes</th>'
-            f'<th>cost</th><th>per card</th></tr>{"".join(rows)}</table>'
+            f'<th>cost ({UNITS[totals.objective]})</th><th>per card</th></tr>{"".join(rows)}</table>'
             f'<div class="legend"><span class="play ok">optimal</span><span class="play small">small loss</span>'
             f'<span class="play big">big loss</span><span class="play illegal">illegal</span>'
             f'<span class="play ok winner">won the trick</span></div>'
@@ -297,13 +321,13 @@ SCRIPT = r"""
     var xs = function (i) { return L + (W - L - R) * (n ? i / n : 0); };
     var ys = function (v) { return T + (H - T - B) * (1 - v / total); };
     var grid = el('g', {'class': 'grid'}, svg);
-    for (var v = 0; v <= total; v += 10) {
+    for (var v = 0; v <= total; v += deal.step) {
       el('line', {x1: L, x2: W - R, y1: ys(v), y2: ys(v), stroke: '#eaeef2'}, grid);
       el('text', {x: L - 6, y: ys(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#667085'}, grid)
         .textContent = v;
     }
-    el('line', {x1: L, x2: W - R, y1: ys(deal.half), y2: ys(deal.half), stroke: '#8c959f',
-                'stroke-dasharray': '4 4'}, grid);
+    if (deal.half !== null) el('line', {x1: L, x2: W - R, y1: ys(deal.half), y2: ys(deal.half), stroke: '#8c959f',
+                                        'stroke-dasharray': '4 4'}, grid);
     for (var t = 0; 4 * t <= n; t++) {
       el('line', {x1: xs(4 * t), x2: xs(4 * t), y1: T, y2: H - B, stroke: '#eaeef2'}, grid);
       if (4 * t < n) el('text', {x: xs(4 * t + 2), y: H - B + 16, 'text-anchor': 'middle', 'font-size': 11,
@@ -343,9 +367,11 @@ SCRIPT = r"""
         (c.before - cv[1] ? '&minus;' + (c.before - cv[1]) : 'best') + '</td><td>' +
         (cv[0] === c.card ? 'played' : '') + '</td></tr>';
     }).join('');
+    var worth = deal.objective === 'score' ? '\'s deal score was ' + c.before + ' before it, ' :
+      ' would take ' + c.before + ' of the remaining points before it, ';
     panel.innerHTML = '<strong>Trick ' + c.trick + ': ' + c.seat + ' played ' + txt(c.card) + '</strong> &mdash; ' +
-      (c.cost ? 'cost ' + c.cost + ' point' + (c.cost > 1 ? 's' : '') : 'optimal') + '. ' + c.side +
-      ' would take ' + c.before + ' of the remaining points before it, ' + c.after + ' after it. Best: ' +
+      (c.cost ? 'cost ' + c.cost + ' ' + (c.cost === 1 ? deal.unit.slice(0, -1) : deal.unit) : 'optimal') +
+      (c.loses_capot ? ', losing the capot' : '') + '. ' + c.side + worth + c.after + ' after it. Best: ' +
       c.best.map(txt).join(', ') + '.<table><tr><th>card</th><th>' + c.side + ' value</th><th>loss</th><th></th>' +
       '</tr>' + rows + '</table>';
     panel.hidden = false;
@@ -382,7 +408,8 @@ def _json_for_script(obj: Any) -> str:
 
 
 def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play analysis") -> str:
-    """The page, as text: every deal of `items` (analyses, or report items with the input's line numbers)."""
+    """The page, as text: every deal of `items` (analyses of one objective, or report items with the input's
+    line numbers)."""
     deals = [i if isinstance(i, ReportItem) else ReportItem(k + 1, i) for k, i in enumerate(items)]
     data = {"deals": [_deal_data(i.analysis) if i.analysis is not None else {"cards": [], "error": i.error}
                       for i in deals]}
@@ -392,8 +419,8 @@ def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play ana
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,'
         f'initial-scale=1"><title>{_esc(title)}</title><style>{CSS}</style></head><body>'
-        f'<header><h1>{_esc(title)}</h1><p>{count} deal(s) analysed double dummy: each card coloured by the '
-        f'points it gave away; hover a card for its best alternatives, click it for every card\'s value.</p>'
+        f'<header><h1>{_esc(title)}</h1><p>{count} deal(s) analysed double dummy: each card coloured by what '
+        f'it gave away; hover a card for its best alternatives, click it for every card\'s value.</p>'
         f'</header><main>{_summary(deals)}{sections}</main>'
         f'<script type="application/json" id="report-data">{_json_for_script(data)}</script>'
         f"<script>{SCRIPT}</script></body></html>\n")

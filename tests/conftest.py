@@ -135,6 +135,16 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
     return obj
 
 
+def capot_thrown() -> dict:
+    """A Manille deal whose first card, E's 8H, throws away E-W's capot: E-W take every trick with
+    10S, AD, KD, QD or 9C first, but after 8H N-S take the trick of 7s, 8s and 9s (0 points, so
+    points see no cost) and E-W score 30 match points, not 60."""
+    return {"game": "manille", "trump": "D", "leader": "E", "dealer": "N",
+            "hands": {"N": "QS 9S 9H 7D 10C KC QC 7C", "E": "10S 10H KH 8H AD KD QD 9C",
+                      "S": "AS KS 7S 9D 8D AC JC 8C", "W": "JS 8S AH QH JH 7H 10D JD"},
+            "play": ["8H", "9D", "7H", "9H"]}
+
+
 @contextlib.contextmanager
 def ctrl_c_reaches_children() -> Iterator[None]:
     """Programs started meanwhile take Ctrl-C (SIGINT) as Python does, even where this process

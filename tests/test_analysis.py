@@ -6,8 +6,10 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import load_vectors, played_deal, start_of
+from conftest import capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
 from solver.cards import SEATS, card_points, parse_card
@@ -122,6 +124,96 @@ class TestAgainstVectors:
         # the rivals' value before their reply is the rest of the deal
         assert second.before == profile.total_points - values[worst]
         assert analysis.result.dd_points[SEATS.index(line["leader"]) % 2] == best
+
+
+# ------------------------------------------------------------------ the deal-score objective
+
+
+def capot_side(position: Position) -> int | None:
+    """The side that takes every trick when both play for the deal score from `position` (None: neither)."""
+    if not position.is_over:
+        for card in Solver(SMALL).solve(position, mode="best", objective="score").line:
+            position = position.play(card)
+    tricks = position.tricks_won()
+    return next((side for side in (0, 1) if tricks[side] == position.profile.tricks), None)
+
+
+def check_against_fresh_score_solves(obj: dict) -> None:
+    """Each card of the deal-score analysis of `obj` against fresh searches: its values, its
+    `loses_capot` against the capots of the perfect lines before and after it (where a capot
+    multiplies the score), the deal from one card to the next, the summary, and the flags of the
+    analysis in points."""
+    analysis = analyze(obj, Solver(SMALL), objective="score")
+    for position, c in zip(positions_before(analysis), analysis.cards):
+        fresh = Solver(SMALL).solve(position, mode="all", objective="score")
+        assert (c.before, c.after, dict(c.values), list(c.best)) == \
+            (fresh.value, fresh.values[c.card], fresh.values, fresh.best)
+        if analysis.profile.capot_multiplier > 1:   # the deal score tells a capot, and its lines end in one
+            before, after = capot_side(position), capot_side(position.play(c.card))
+            assert c.loses_capot == (before == c.side != after or before != 1 - c.side == after)
+        else:
+            assert not c.loses_capot
+    assert analysis.cards[0].deal_value(after=False) == analysis.result.dd_score
+    for a, b in zip(analysis.cards, analysis.cards[1:]):
+        assert a.deal_value() == b.deal_value(after=False)
+    r = analysis.result
+    assert r.projected == analysis.cards[-1].deal_value()
+    if r.complete:
+        assert r.projected == r.score.score   # perfect play from the last card is the play
+    for seat in SEATS:
+        mine = [c for c in analysis.cards if c.seat == seat]
+        assert (analysis.seats[seat].cost, analysis.seats[seat].mistakes) == \
+            (sum(c.cost for c in mine), sum(c.cost > 0 for c in mine))
+    points = analyze(obj, Solver(SMALL))
+    assert [c.loses_capot for c in points.cards] == [c.loses_capot for c in analysis.cards]
+    assert (points.result.dd_points, points.result.dd_score, points.result.dd_capot) == \
+        (r.dd_points, r.dd_score, r.dd_capot)
+
+
+class TestDealScoreObjective:
+    def test_a_card_that_throws_away_a_capot_costs_it(self) -> None:
+        """Points see E's 8H as optimal (N-S's trick of it is worth 0), the deal score sees E-W's 60
+        become 30; the flag shows it under both objectives."""
+        points, score = (analyze(capot_thrown(), Solver(SMALL), objective=o) for o in ("points", "score"))
+        first = points.cards[0]
+        assert (first.card, first.cost, "8H" in first.best, first.loses_capot) == ("8H", 0, True, True)
+        assert points.seats["E"].mistakes == 0 and points.result.projected == (0, 60)
+        first = score.cards[0]
+        assert (first.before, first.after, first.cost, "8H" in first.best, first.loses_capot) == \
+            (60, 30, 30, False, True)
+        assert set(first.best) == {"10S", "AD", "KD", "QD", "9C"}
+        assert (score.seats["E"].cost, score.seats["E"].mistakes) == (30, 1)
+        assert score.result.projected == (0, 30)
+        for analysis in (points, score):
+            assert analysis.result.dd_capot and analysis.result.dd_score == (0, 60)
+            assert [c.loses_capot for c in analysis.cards] == [True, False, False, False]
+        out = score.to_json()
+        assert out["objective"] == "score" and points.to_json()["objective"] == "points"
+        assert out["cards"][0]["loses_capot"] is True and "loses_capot" not in out["cards"][1]
+        assert out["cards"][0]["deal"] == {"N-S": 0, "E-W": 30}
+
+    @settings(max_examples=12, deadline=None)
+    @given(game=st.sampled_from(["manille", "malilla"]), seed=st.integers(0, 10 ** 6),
+           cards=st.none() | st.integers(1, 20), pending=st.booleans())
+    def test_every_card_matches_a_fresh_deal_score_solve(self, game: str, seed: int, cards: int | None,
+                                                         pending: bool) -> None:
+        extra = {"pending_doubling": True} if pending and game == "manille" else {}
+        check_against_fresh_score_solves(played_deal(game, seed, cards, **extra))
+
+    def test_the_capot_thrown_away_matches_fresh_deal_score_solves(self) -> None:
+        check_against_fresh_score_solves(capot_thrown())
+
+    def test_nothing_played_projects_the_double_dummy_match_points(self) -> None:
+        r = analyze(played_deal("manille", 6, cards=0), Solver(SMALL), objective="score").result
+        assert r.projected == r.dd_score
+
+    def test_the_summary_says_its_unit_and_takes_one_objective(self) -> None:
+        solver = Solver(SMALL)
+        score = [analyze(played_deal("manille", s), solver, objective="score") for s in (0, 1)]
+        assert format_summary(score).splitlines()[0] == "2 deal(s) analysed in match points"
+        totals = SummaryTotals()
+        with pytest.raises(ValueError, match=r"^objective: an analysis in match points among totals in points$"):
+            totals.add(score[0])
 
 
 # ------------------------------------------------------------------ illegal cards and partial deals

@@ -11,7 +11,7 @@ from solver.analysis import analyze
 from solver.cards import SEATS
 from solver.solve import Solver
 from solver.table import table_of
-from conftest import played_deal
+from conftest import capot_thrown, played_deal
 from test_analysis import illegal_at
 from test_table import seeded
 
@@ -49,6 +49,22 @@ class TestAnalyzeCommand:
             cost = sum(e["seats"][seat]["cost"] for e in expected)
             assert row.split()[1] == str(cards) and row.split()[3] == str(cost)
         assert "%" not in proc.stderr   # no progress bar when stderr is not a terminal
+
+    def test_the_deal_score_objective(self) -> None:
+        """Each line is the library's analysis under the objective, and the summary counts its unit."""
+        deals = [capot_thrown(), self.deals[0]]
+        proc = run("analyze", "--objective", "score", stdin=jsonl(deals))
+        assert proc.returncode == 0, proc.stderr
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert lines == [analyze(d, Solver(), objective="score").to_json() for d in deals]
+        assert lines[0]["cards"][0]["cost"] == 30 and lines[0]["objective"] == "score"
+        err = proc.stderr.splitlines()
+        assert err[0] == "2 deal(s) analysed in match points"
+        row = next(line for line in err if line.startswith("E "))
+        assert row.split()[3] == str(sum(line["seats"]["E"]["cost"] for line in lines))
+        proc = run("analyze", "--objective", "match", stdin=jsonl(deals))
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert "argument --objective: invalid choice: 'match'" in proc.stderr
 
     def test_threads_give_the_same_analysis(self) -> None:
         """`--threads 2` searches the early positions of a deal on two threads: the same costs."""

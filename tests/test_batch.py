@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import PROJECT, ctrl_c_reaches_children, interrupted
+from conftest import PROJECT, capot_thrown, ctrl_c_reaches_children, interrupted
 from solver import Position, batch
 from solver.analysis import analyze
 from solver.cards import SEATS
@@ -89,8 +89,8 @@ def test_file_input_jobs_match_single_machine(cluster, tmp_path):
         for line, item in zip(lines, items):
             assert line.pop("position") == item
             assert line.pop("index") is not None
-            assert line.pop("run") == run_of(job, {}) == {"job": job, **({"min_tricks": 3, "max_tricks": 7,
-                                                                           "margin": 3} if job == "puzzles" else {})}
+            defaults = {"puzzles": {"min_tricks": 3, "max_tricks": 7, "margin": 3}, "analyze": {"objective": "points"}}
+            assert line.pop("run") == run_of(job, {}) == {"job": job, **defaults.get(job, {})}
             assert line == expect(item), job
 
 
@@ -160,6 +160,16 @@ def test_options_and_errors_in_a_chunk():
     assert first["reached"] == (Solver().solve(Position.from_json(position)).value >= 30)
     assert "error" in bad and bad["index"] == 1
     assert third["reached"] == first["reached"]
+
+
+def test_analyze_takes_the_objective():
+    item = capot_thrown()
+    (_, text), = run_chunk("analyze", [(0, json.dumps(item))], {"objective": "score"})
+    line = json.loads(text)
+    assert (line.pop("index"), line.pop("position"), line.pop("run")) == (0, item, {"job": "analyze",
+                                                                                     "objective": "score"})
+    assert line == analyze(item, Solver(), objective="score").to_json()
+    assert line["cards"][0]["cost"] == 30
 
 
 def test_resume_skips_finished_items_and_cuts_a_partial_line(cluster, tmp_path):
@@ -409,6 +419,9 @@ def test_statistics_file_a_game_under_its_name_in_any_case():
 @pytest.mark.parametrize("argv, message", [
     (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
     (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),
+    (["batch", "analyze", "--deals", "2", "--objective", "score", "--margin", "2"],
+     "--margin: no effect with batch analyze"),
+    (["batch", "puzzles", "--deals", "2", "--objective", "score"], "--objective: no effect with batch puzzles"),
     (["batch", "solve", "--deals", "2", "--margin", "2"], "--margin: no effect with batch solve"),
     (["batch", "analyze", "--deals", "2", "--trumps", "D"], "--trumps: no effect with batch analyze"),
     (["batch", "puzzles", "--deals", "2", "--timeout", "5"],

@@ -41,6 +41,7 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
 @pytest.mark.parametrize("call, message", [
     (lambda s: analyze(DEAL, s, single_dummy="3"), "single_dummy: '3' is not a whole number"),
     (lambda s: analyze(DEAL, s, single_dummy=2, seed="x"), "seed: 'x' is not a whole number"),
+    (lambda s: analyze(DEAL, s, objective="match"), "objective: 'match' is not one of points, score"),
     (lambda s: advise(VIEW, samples=2.5, solver=s), "samples: 2.5 is not a whole number"),
     (lambda s: advise(VIEW, samples=2, max_attempts=0, solver=s), "max_attempts: 0 must be at least 1"),
     (lambda s: advise(VIEW, samples=3, max_attempts=2, solver=s), "max_attempts: 2 is fewer than the 3 samples asked for"),
@@ -52,7 +53,7 @@ VIEW = view_of(played_deal("manille", 6), played_deal("manille", 6)["play"][:5])
     (lambda s: advise_iter(VIEW, samples=0, solver=s), "samples: 0 must be at least 1"),
     (lambda s: advise_iter(VIEW, timeout=-1, solver=s), "timeout: -1 is not a positive number of seconds"),
     (lambda s: run_batch("solve", None, game="manille", deals=2, chunk="2"), "chunk: '2' is not a whole number"),
-], ids=["analyze-single-dummy", "analyze-seed", "advise-samples", "advise-attempts", "advise-attempts-samples",
+], ids=["analyze-single-dummy", "analyze-seed", "analyze-objective", "advise-samples", "advise-attempts", "advise-attempts-samples",
          "generate-count",
         "generate-tricks", "generate-attempts-margin", "mine-margin", "advise-iter-samples", "advise-iter-timeout",
         "batch-chunk"])

@@ -109,5 +109,6 @@ def test_client():
     assert scope["solution"].value == solve(Position.from_json(p1), mode="best").value
     assert [type(a) for a in answers] == [Solution, Solution]
     assert scope["analysed"] == analyze(played).to_json()
+    assert scope["scored"] == analyze(played, objective="score", single_dummy=20, seed=1).to_json()
     assert scope["tabled"] == table_of(full).to_json()
     assert scope["puzzled"] == [p.to_json() for p in generate("manille", 2, 1)]

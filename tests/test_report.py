@@ -21,7 +21,7 @@ from solver.analysis import analyze
 from solver.deal import deal, random_play
 from solver.report import ReportItem, cost_class, render_report
 from solver.solve import Solver
-from conftest import played_deal
+from conftest import capot_thrown, played_deal
 from test_analysis import illegal_at
 
 SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -184,6 +184,58 @@ class TestStaticPage:
         for sd in verdicts:
             assert (f"Single dummy over 3 layouts: {sd['verdict']} ({sd['loss']:g} points below the best on "
                     f"average)") in page
+
+
+class TestDealScorePage:
+    """The page of analyses under the deal-score objective is in match points; a card that loses a
+    capot says so under either objective."""
+
+    @pytest.fixture(scope="class")
+    def capot(self):
+        return {o: analyze(capot_thrown(), Solver(1 << 22), objective=o) for o in ("points", "score")}
+
+    def test_values_and_chart_in_match_points(self, capot) -> None:
+        partial = analyze(played_deal("manille", 4, 11, pending_doubling=True), Solver(1 << 22), objective="score")
+        page = render_report([capot["score"], partial])
+        tree = Tree(page)
+        (data,) = tree.root.find_all("script", id="report-data")
+        deals = json.loads(data.text)["deals"]
+        for d, a in zip(deals, (capot["score"], partial)):
+            assert (d["objective"], d["unit"], d["half"]) == ("score", "match points", None)
+            assert d["start"] == list(a.result.dd_score)
+            assert [c["deal"] for c in d["cards"]] == [list(c.deal_value()) for c in a.cards]
+        assert (deals[0]["total"], deals[0]["step"]) == (60, 10)   # a capot's 60 tops the chart
+        assert (deals[1]["total"], deals[1]["step"]) == (120, 20)   # doubled by the tie before
+        (button, *_) = tree.root.find_all("button", "play")
+        assert button.attrs["title"].startswith("E played 8\u2665: cost 30, losing the capot. E-W 60 match points "
+                                                "before, 30 after. Best: ")
+        assert "\u221230" in button.all_text() and "big" in button.attrs["class"].split()
+        assert "<th>cost (match points)</th>" in page and "11 card(s) analysed in match points" in page
+
+    def test_in_points_the_card_is_marked_capot(self, capot) -> None:
+        (button, *_) = Tree(render_report([capot["points"]])).root.find_all("button", "play")
+        assert button.attrs["title"].startswith("E played 8\u2665: optimal, losing the capot. E-W 60 points before")
+        assert "capot" in button.find_all("span", "cost")[0].all_text()
+        assert "ok" in button.attrs["class"].split()
+
+    def test_one_page_takes_one_objective(self, capot) -> None:
+        with pytest.raises(ValueError, match=r"^objective: an analysis in match points among totals in points$"):
+            render_report([capot["points"], capot["score"]])
+
+    def test_in_the_browser(self, capot, tmp_path: Path) -> None:
+        out = tmp_path / "score.html"
+        out.write_text(render_report([capot["score"]]), encoding="utf-8")
+        dom = Tree(chromium_dom(out, tmp_path, "#deal-0-card-0"))
+        (body,) = dom.root.find_all("body")
+        assert body.attrs.get("data-ready") == "true"
+        (svg,) = dom.root.find_all("svg", "chart")
+        assert svg.attrs.get("data-drawn") == "true" and svg.attrs["data-points"] == str(2 * 5)
+        assert [t.all_text() for t in svg.find_all("text") if t.attrs.get("text-anchor") == "end"] == \
+            [str(v) for v in range(0, 70, 10)]
+        assert not svg.find_all("line", stroke_dasharray="4 4")   # no halfway line in match points
+        (panel,) = dom.root.find_all("div", "detail")
+        assert "cost 30 match points, losing the capot. E-W's deal score was 60 before it, 30 after it." in \
+            panel.all_text()
 
 
 def chromium_dom(path: Path, tmp_path: Path, fragment: str = "") -> str:

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT, start_of
+from conftest import PROJECT, capot_thrown, start_of
 from server import convert
 from server._proto import pb
-from server.client import Client, RemoteError
+from server.client import Client, InvalidRequest, RemoteError
 from server_fixtures import (assert_field_error, channel_to, cli_and_client, easy_position, full_deal, hard_deal,
                              illegal_play, module_fixtures, played_deal, running_server, solve_request, stub_of,
                              violations, wait_until)
@@ -183,6 +183,77 @@ class TestAnalyzePlay:
         assert client.analyze_play(PlayedDeal.from_json(obj)) == expected
         spaced = {**obj, "play": " ".join(obj["play"])}   # the library's other spelling of play
         assert client.analyze_play(spaced) == expected
+
+
+SCORE_ANALYSES = {
+    "capot-thrown": capot_thrown(),
+    "manille-whole": played_deal("manille", 0),
+    "manille-nothing-played": played_deal("manille", 6, cards=0),
+    "malilla-partial": played_deal("malilla", 5, cards=9),
+}
+VERDICTS = played_deal("manille", 2, cards=8)   # its unforced cards get single-dummy verdicts
+
+
+class TestAnalyzePlayOptions:
+    @pytest.mark.parametrize("name", list(SCORE_ANALYSES))
+    def test_the_deal_score_objective(self, stub, name):
+        obj = SCORE_ANALYSES[name]
+        expected = analyze(obj, Solver(SMALL), objective="score")
+        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(obj), objective=pb.OBJECTIVE_SCORE)
+        msg = stub.AnalyzePlay(request, timeout=30).analysis
+        assert_library_result(msg, expected, convert.analysis_message, convert.analysis_json)
+        assert msg.objective == pb.OBJECTIVE_SCORE
+        assert [(c.cost, c.loses_capot) for c in msg.cards] == [(c.cost, c.loses_capot) for c in expected.cards]
+
+    def test_a_capot_thrown_away_is_flagged_in_points(self, stub):
+        msg = stub.AnalyzePlay(analyze_request(capot_thrown()), timeout=30).analysis
+        assert msg.objective == pb.OBJECTIVE_POINTS
+        assert [(c.cost, c.loses_capot) for c in msg.cards] == [(0, True), (0, False), (0, False), (0, False)]
+        assert convert.analysis_json(msg)["cards"][0]["loses_capot"] is True
+
+    def test_single_dummy_verdicts(self, stub):
+        expected = analyze(VERDICTS, Solver(SMALL), single_dummy=3, seed=5)
+        request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(VERDICTS), single_dummy=3, seed=5)
+        msg = stub.AnalyzePlay(request, timeout=60).analysis
+        assert_library_result(msg, expected, convert.analysis_message, convert.analysis_json)
+        assert [c.HasField("single_dummy") for c in msg.cards] == [c.single_dummy is not None for c in expected.cards]
+        assert any(c.HasField("single_dummy") for c in msg.cards)
+        request.ClearField("seed")   # unset: seed 0
+        unseeded = stub.AnalyzePlay(request, timeout=60).analysis
+        assert convert.analysis_json(unseeded) == analyze(VERDICTS, Solver(SMALL), single_dummy=3).to_json()
+
+    BAD_OPTIONS = [
+        (dict(objective=7), [("objective", "7 is not an Objective (OBJECTIVE_POINTS or OBJECTIVE_SCORE)")]),
+        (dict(single_dummy=-1), [("single_dummy", "-1 is not between 0 and 10000")]),
+        (dict(single_dummy=10001), [("single_dummy", "10001 is not between 0 and 10000")]),
+        (dict(seed=3), [("seed", "no effect with single_dummy 0 (the default)")]),
+        (dict(objective=9, seed=0, trump="Z"), [("objective", "9 is not an Objective (OBJECTIVE_POINTS or "
+                                                             "OBJECTIVE_SCORE)"),
+                                                ("seed", "no effect with single_dummy 0 (the default)"),
+                                                ("deal.trump", "'Z' is not a suit (S H D C)")]),
+    ]
+
+    @pytest.mark.parametrize("changes,expected", BAD_OPTIONS, ids=[str(i) for i in range(len(BAD_OPTIONS))])
+    def test_bad_options_are_named(self, stub, changes, expected):
+        changes = dict(changes)
+        obj = bad_deal(MANILLE_PLAYED, trump=changes.pop("trump", MANILLE_PLAYED["trump"]))
+        deal_msg = convert.played_deal_message(obj)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.AnalyzePlay(pb.AnalyzePlayRequest(deal=deal_msg, **changes), timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert violations(info.value) == expected
+
+    def test_the_client_passes_the_options(self, client):
+        obj = capot_thrown()
+        assert client.analyze_play(obj, objective="score") == \
+            analyze(obj, Solver(SMALL), objective="score").to_json()
+        assert client.analyze_play(VERDICTS, single_dummy=3, seed=5) == \
+            analyze(VERDICTS, Solver(SMALL), single_dummy=3, seed=5).to_json()
+        with pytest.raises(ValueError, match=r"^objective: 'match' is not one of points, score$"):
+            client.analyze_play(obj, objective="match")
+        with pytest.raises(InvalidRequest) as info:
+            client.analyze_play(obj, seed=3)
+        assert info.value.violations == [("seed", "no effect with single_dummy 0 (the default)")]
 
 
 def bad_deal(obj: dict, **changes) -> dict:
@@ -510,6 +581,27 @@ def test_client_command_table_trumps(server):
     _, client = cli_and_client(server, "solve", "--trumps", "H", stdin=lines[0] + "\n")
     assert (client.returncode, client.stderr.splitlines()[-1]) == \
         (2, "python -m server.client: error: --trumps: no effect with solve")
+
+
+def test_client_command_takes_the_analysis_options(server):
+    """`python -m server.client analyze --objective --single-dummy --seed`: the lines of `malilla-dd analyze`
+    with the same options; an option of no effect is a usage error."""
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "server.client", *args, "--address", f"127.0.0.1:{server.port}"],
+                              input=stdin, capture_output=True, text=True, timeout=60, cwd=PROJECT,
+                              env={**os.environ, "PYTHONPATH": str(PROJECT)})
+
+    proc = run("analyze", "--objective", "score", "--single-dummy", "2", "--seed", "4",
+               stdin=json.dumps(capot_thrown()) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == \
+        [analyze(capot_thrown(), Solver(SMALL), objective="score", single_dummy=2, seed=4).to_json()]
+    for args, message in ((("analyze", "--seed", "4"), "--seed: no effect with --single-dummy 0 (the default)"),
+                          (("solve", "--single-dummy", "2"), "--single-dummy: no effect with solve"),
+                          (("table", "--objective", "score"), "--objective: no effect with table")):
+        proc = run(*args)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"
 
 
 CARD = st.sampled_from(["7S", "AS", "10H", "QD", "2C", "KH", "JS", "9D", "XX", "", "1S", "AH", "8C"])
