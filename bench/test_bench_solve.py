@@ -118,12 +118,14 @@ def test_other_questions(benchmark, game: str, mode: str, objective: str) -> Non
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ["malilla", "manille"])
-def test_target_questions(benchmark, game: str, threads: int) -> None:
-    """Can the side to move take at least T points? Asked at each deal's value
-    (yes) and one point above it (no), each from an empty table, on one thread
-    and on two."""
+@pytest.mark.parametrize("mode", ["target", "targets"])
+def test_target_questions(benchmark, mode: str, game: str, threads: int) -> None:
+    """Can the side to move take at least T points, with which card (`target`)
+    or every card that does (`targets`)? Asked at each deal's value (yes) and
+    one point above it (no), each from an empty table, on one thread and on
+    two."""
     solver = Solver()
-    questions = [(p, {"mode": "target", "target": solver.solve(p, mode="best").value + more})
+    questions = [(p, {"mode": mode, "target": solver.solve(p, mode="best").value + more})
                  for p in deals_of(game) for more in (0, 1)]
     answers = report(benchmark, questions, threads)
     assert [a.reached for a in answers] == [True, False] * (len(questions) // 2)

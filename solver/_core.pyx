@@ -385,19 +385,21 @@ cdef class Core:
               int led, int won, str mode, int target=0, double timeout=0.0, int threads=1):
         """Search one state.
 
-        mode: "best", "optimal", "all" or "target" (see solver.solve).
+        mode: "best", "optimal", "all", "target" or "targets" (see solver.solve).
         threads: how many threads search (this one and helpers sharing the
         table): they score the cards in "all" mode and check them against
         the value or the target, and share the moves of nodes high in the
         tree (see `helpers_after` and `split_from`).
-        Returns (value, [(card, val)], line, nodes, total): in "target" mode
-        value is 1 or 0 and val 1 for the card that reaches the target; in
+        Returns (value, [(card, val)], line, nodes, total): in "target" and
+        "targets" mode value is 1 or 0 and val 1 for a card that reaches the
+        target ("target": the list ends at the first that does); in
         "optimal"/"best" val is 1 for optimal cards; in "all" it is the N-S
         value. Otherwise values are N-S points. Raises SearchStopped.
         """
         cdef Ctx* X = self.X
         cdef RootResult out
-        cdef int m = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL, "target": MODE_TARGET}[mode]
+        cdef int m = {"best": MODE_BEST, "optimal": MODE_OPTIMAL, "all": MODE_ALL, "target": MODE_TARGET,
+                      "targets": MODE_TARGETS}[mode]
         cdef long long start
         cdef int i
         memset(&out, 0, sizeof(RootResult))   # a search stopped early leaves values unwritten

@@ -19,8 +19,8 @@ from .failures import ArgumentParser, flag_named, os_failure, parse_known, settl
 from .position import Position, blank_line, input_lines, without_surrogates
 from .profiles import PROFILES, get_profile
 from .quoting import quoted
-from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, SearchStopped, Solution, Solver, check_memory, check_threads,
-                    check_timeout)
+from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver, check_memory,
+                    check_threads, check_timeout)
 from .text import diagram, tricks_text
 
 __all__ = ["main"]
@@ -61,10 +61,10 @@ def pretty(position: Position, solution: Solution, seconds: float) -> str:
         "",
     ]
     unit = "score" if solution.objective == "score" else "points"
-    if solution.mode == "target":
+    if solution.mode in TARGET_MODES:
         verdict = "yes" if solution.reached else "no"
-        card = f" with {solution.cards[0].card}" if solution.cards else ""
-        lines.append(f"Can {solution.side} take {solution.target} {unit}? {verdict}{card}")
+        cards = f" with {' or '.join(solution.best)}" if solution.cards else ""
+        lines.append(f"Can {solution.side} take {solution.target} {unit}? {verdict}{cards}")
     else:
         lines.append(f"Value for {solution.side}: {solution.value} {unit}")
         lines.append(f"{'card':<6}{'value':>6}{'margin':>8}")
@@ -424,10 +424,10 @@ def _add_solve(sub: Any) -> None:
                        help="positions as JSON lines (default: stdin)")
     solve.add_argument("--mode", choices=MODES, default="all",
                        help="all: every card scored; optimal: every best card; best: one best card; "
-                            "target: can the side to move reach --target")
+                            "target: can the side to move reach --target; targets: every card that does")
     solve.add_argument("--objective", choices=OBJECTIVES, default="points",
                        help="points, or the signed deal score (a capot outranks a plain win)")
-    solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target")
+    solve.add_argument("--target", type=int, help="points (or score) asked for in --mode target or targets")
     solve.add_argument("--timeout", type=float, help="seconds allowed per search")
     _add_memory(solve)
     _add_threads(solve)
@@ -528,7 +528,7 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--chunk", type=int, default=8, help="items per task (default 8)")
     batch.add_argument("--mode", choices=MODES, help="solve: the search mode (default all)")
     batch.add_argument("--objective", choices=OBJECTIVES, help="solve and analyze: the objective (default points)")
-    batch.add_argument("--target", type=int, help="solve: the target of --mode target")
+    batch.add_argument("--target", type=int, help="solve: the target of --mode target or targets")
     batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
     batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
     batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
@@ -632,10 +632,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.command != "batch" and getattr(args, "input", "") is None:   # batch reads no input with --deals
         parser.error("input: standard input is closed: give an input file")
-    if getattr(args, "mode", None) == "target" and args.target is None:
-        parser.error("--mode target needs --target")
-    if getattr(args, "target", None) is not None and args.mode != "target":
-        parser.error("--target goes with --mode target")
+    if getattr(args, "mode", None) in TARGET_MODES and args.target is None:
+        parser.error(f"--mode {args.mode} needs --target")
+    if getattr(args, "target", None) is not None and args.mode not in TARGET_MODES:
+        parser.error("--target goes with --mode target or targets")
     try:
         _check_options(args)
         status: int = args.func(args)

@@ -26,8 +26,8 @@ from .quoting import quoted
 from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
-__all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "OBJECTIVES",
-           "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_threads",
+__all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "TARGET_MODES",
+           "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_threads",
            "check_timeout", "solver_given"]
 
 SearchStopped = _core.SearchStopped
@@ -37,7 +37,9 @@ class SearchTimeout(SearchStopped, TimeoutError):
     """The search ran past the time it was allowed (a `SearchStopped` that `cancel` does not raise)."""
 
 
-MODES = ("all", "optimal", "best", "target")
+MODES = ("all", "optimal", "best", "target", "targets")
+TARGET_MODES = ("target", "targets")
+"""The modes that ask about a target: one card that reaches it, or every card that does."""
 OBJECTIVES = ("points", "score")
 DEFAULT_MEMORY = 256 * 1024 * 1024
 """The most bytes of transposition table per solver. The table starts small
@@ -102,7 +104,8 @@ class Solution:
 
     `value` is in the objective's unit: points from the remaining play (the
     trick in progress included), or the signed deal score. In "target" mode
-    `reached` answers the question and `cards` holds the card that does it.
+    `reached` answers the question and `cards` holds the card that does it;
+    in "targets" mode, every card that does.
     Two solutions are equal when their answers and lines are: `nodes`, the
     search's effort, depends on what the solver's table held and is not
     compared (and where several lines are optimal, so can the line).
@@ -122,18 +125,22 @@ class Solution:
     @property
     def values(self) -> dict[str, int]:
         """Each scored card's value (every legal card in "all" mode, the optimal ones in
-        "optimal", one in "best"; in "target" mode the card that reaches it, valued 0)."""
+        "optimal", one in "best"; in "target" mode the card that reaches it, in "targets"
+        every card that does, valued 0)."""
         return {cv.card: cv.value for cv in self.cards}
 
     @property
     def best(self) -> list[str]:
-        """The optimal cards among those scored (or the card that reaches the target)."""
+        """The optimal cards among those scored (or the cards that reach the target)."""
         return [cv.card for cv in self.cards if cv.margin == 0]
 
     def to_json(self) -> dict[str, Any]:
-        if self.mode == "target":
-            return {"target": self.target, "reached": self.reached,
-                    "card": self.cards[0].card if self.cards else None, "nodes": self.nodes}
+        if self.mode in TARGET_MODES:
+            answer: dict[str, Any] = {"target": self.target, "reached": self.reached,
+                                      "card": self.cards[0].card if self.cards else None}
+            if self.mode == "targets":
+                answer["cards"] = self.best
+            return {**answer, "nodes": self.nodes}
         return {"value": self.value, "values": self.values, "best": self.best, "line": list(self.line),
                 "nodes": self.nodes, "equivalent": [list(g) for g in self.groups if len(g) > 1]}
 
@@ -213,7 +220,9 @@ class Solver:
 
         mode: "all" scores every legal card (default), "optimal" finds the value
         and every optimal card, "best" the value and one optimal card, "target"
-        answers whether the side to move can reach `target`.
+        answers whether the side to move can reach `target` (and with which card),
+        "targets" finds every card that reaches it, each checked against `target`
+        alone (cheaper than the values of "all").
         objective: "points" (default) or "score", the signed deal score, where a
         capot outranks a plain win; it needs the deal's history.
         timeout: seconds allowed (positive), None for no limit (as is NO_LIMIT
@@ -223,8 +232,8 @@ class Solver:
             raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
-        if (mode == "target") != (target is not None):
-            raise ValueError("target: give a target exactly when mode is 'target'")
+        if (mode in TARGET_MODES) != (target is not None):
+            raise ValueError("target: give a target exactly when mode is 'target' or 'targets'")
         limit = check_timeout(timeout)
         if not isinstance(position, Position):
             position = Position.from_json(position)
@@ -239,7 +248,7 @@ class Solver:
         hands, trump, leader, trick, led, won = position.core_state()
         signature = (rules, trump)   # one profile's flags are one object (core_rules), the capot's included
         goal = 0
-        if target is not None:   # exactly in "target" mode
+        if target is not None:   # exactly in the target modes
             goal = self._target_points(position, target, capot)
         with self._turn:
             start = time.monotonic()
@@ -299,17 +308,12 @@ class Solver:
                 return self._score(position, v, total, points_won[position.to_move & 1])
             return v
 
-        cards: list[tuple[int, int]] = []
-        if mode == "target":
-            cards = [(c, 0) for c, ok in scored if ok]
-            best_value = None
-        elif mode == "all":
-            best_value = mover(value)
+        best_value = None if mode in TARGET_MODES else mover(value)
+        if mode == "all":
             cards = [(m, mover(v)) for c, v in scored for m in members[c]]
-        else:
-            best_value = mover(value)
-            cards = [(m, best_value) for c, ok in scored if ok for m in members[c]]
-            if mode == "best":
+        else:   # the cards that reach the value, or the target (valued 0)
+            cards = [(m, best_value or 0) for c, ok in scored if ok for m in members[c]]
+            if mode in ("best", "target"):
                 cards = cards[:1]
         cards.sort(key=lambda cv: (-cv[1], sort_key(cv[0])))
         top = best_value if best_value is not None else 0
@@ -324,7 +328,7 @@ class Solver:
             mode=mode,
             objective=objective,
             target=target,
-            reached=bool(value) if mode == "target" else None,
+            reached=bool(value) if mode in TARGET_MODES else None,
         )
 
 

@@ -101,7 +101,7 @@ def vector_line(request, vectors_dir):
 
 
 def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
-    """The "optimal", "best" and "target" modes agree with the exact card values `expected`."""
+    """The "optimal", "best", "target" and "targets" modes agree with the exact card values `expected`."""
     value = max(expected.values())
     argmax = {card for card, v in expected.items() if v == value}
 
@@ -119,6 +119,22 @@ def assert_modes_agree(solver, position, expected: dict[str, int]) -> None:
     missed = solver.solve(position, mode="target", target=value + 1)
     assert missed.reached is False
     assert missed.cards == ()
+
+    # at the value, at the next value below it (when there is one) and above it
+    for target in sorted(set(expected.values()))[-2:] + [value + 1]:
+        assert_targets(solver.solve(position, mode="targets", target=target), position, expected, target)
+
+
+def assert_targets(solution, position: Position, expected: dict[str, int], target: int) -> None:
+    """A "targets" solution lists exactly the cards whose value in `expected` reaches `target`,
+    by suit (S H D C) and high cards first, and `card` in its JSON is the first of them."""
+    ranks = position.profile.ranks
+    reaching = sorted((card for card, v in expected.items() if v >= target),
+                      key=lambda card: ("SHDC".index(card[-1]), ranks.index(card[:-1])))
+    assert (solution.best, solution.reached) == (reaching, bool(reaching)), target
+    assert solution.to_json() == {"target": target, "reached": bool(reaching),
+                                  "card": reaching[0] if reaching else None, "cards": reaching,
+                                  "nodes": solution.nodes}
 
 
 def start_of(obj: dict) -> Position:

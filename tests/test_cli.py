@@ -19,6 +19,7 @@ from solver import Position, PositionError, get_profile
 from solver.cli import build_parser
 from solver.deal import deal
 from solver.failures import write_file
+from solver.solve import Solver
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
 
@@ -202,12 +203,41 @@ class TestSolveCommand:
         [no] = answers(run("solve", "--mode", "target", "--target", str(value + 1), stdin=line))
         assert no["reached"] is False and no["card"] is None
 
-    def test_target_needs_a_number(self):
-        proc = run("solve", "--mode", "target", stdin="")
+    @pytest.mark.parametrize("threads", ["1", "2"])
+    def test_targets(self, threads):
+        """Every card that reaches the target, as the library lists it; a bad line is answered
+        in its place."""
+        stdin, expected = with_bad_line(load_vectors("endgames6")[:12])
+        out = answers(run("solve", "--mode", "targets", "--target", "12", "--threads", threads, stdin=stdin))
+        assert len(out) == len(expected)
+        partial = 0
+        for got, want in zip(out, expected):
+            if want is None:
+                assert set(got) == {"error"}
+                continue
+            library = Solver().solve(Position.from_json(want), "targets", target=12).to_json()
+            assert got == {**library, "nodes": got["nodes"]} and list(got) == list(library)
+            assert set(got["cards"]) == {c for c, v in want["values"].items() if v >= 12}
+            partial += 0 < len(got["cards"]) < len(want["values"])
+        assert partial >= 2
+
+    @pytest.mark.parametrize("mode", ["target", "targets"])
+    def test_pretty_target_names_the_cards(self, mode):
+        obj = load_vectors("endgames6")[0]
+        cards = Solver().solve(Position.from_json(obj), mode, target=12).best
+        assert len(cards) == (1 if mode == "target" else 2)
+        proc = run("solve", "--pretty", "--mode", mode, "--target", "12", stdin=json.dumps(obj) + "\n")
+        assert proc.returncode == 0, proc.stderr
+        [row] = [row for row in proc.stdout.splitlines() if row.startswith("Can ")]
+        assert row.endswith(" take 12 points? yes with " + " or ".join(cards))
+
+    @pytest.mark.parametrize("mode", ["target", "targets"])
+    def test_target_needs_a_number(self, mode):
+        proc = run("solve", "--mode", mode, stdin="")
         assert proc.returncode == 2 and proc.stderr.startswith("usage: malilla-dd solve ")
-        assert proc.stderr.splitlines()[-1] == "malilla-dd solve: error: --mode target needs --target"
+        assert proc.stderr.splitlines()[-1] == f"malilla-dd solve: error: --mode {mode} needs --target"
         proc = run("solve", "--target", "5", stdin="")
-        assert proc.stderr.splitlines()[-1] == "malilla-dd solve: error: --target goes with --mode target"
+        assert proc.stderr.splitlines()[-1] == "malilla-dd solve: error: --target goes with --mode target or targets"
 
     @pytest.mark.parametrize("mode", ["optimal", "best"])
     def test_other_modes(self, mode):

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import reference as ref
-from conftest import assert_modes_agree
+from conftest import assert_modes_agree, assert_targets
 from solver import IllegalPlay, Position
 from solver.profiles import MALILLA, MANILLE, MAX_KEYED_RANKS, Profile
 from solver.solve import Solver
@@ -298,6 +298,22 @@ class TestSearchModes:
         low = data.draw(st.integers(0, value))
         answer = solver.solve(pos, mode="target", target=low)
         assert answer.reached is True and expected[answer.cards[0].card] >= low
+
+    @settings(max_examples=300, **SETTINGS)
+    @given(state=any_endgame(), data=st.data())
+    def test_targets_lists_the_cards_that_reach_it(self, solver, helped, state, data):
+        """Targets around and between the cards' values and beyond any points, on one thread or
+        on helpers that join every search at once and share moves down to the last trick."""
+        expected = ref.card_values(state)
+        pos = position(state)
+        values = expected.values()
+        target = data.draw(st.integers(min(values) - 2, max(values) + 2) | st.sampled_from([-(10 ** 6), 10 ** 6]))
+        threads = data.draw(st.sampled_from([1, 2, 3]))
+        asked = solver if threads == 1 else helped[threads]
+        if threads > 1:
+            asked._core.helpers_after = 0
+            asked._core.split_from = 0
+        assert_targets(asked.solve(pos, mode="targets", target=target), pos, expected, target)
 
 
 class TestPrincipalLine:

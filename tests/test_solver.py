@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import helpers_left, helpers_running, played_deal
+from conftest import assert_targets, helpers_left, helpers_running, played_deal
 from solver import MANILLE, MALILLA, Position, PositionError, _core
 from solver.analysis import PlayedDeal, analyze
 from solver.deal import deal, random_play
 from solver.scoring import side_score
-from solver.solve import SearchStopped, SearchTimeout, Solver, solve
+from solver.solve import TARGET_MODES, SearchStopped, SearchTimeout, Solver, solve
 
 
 def played_out(profile, seed: int, tricks: int, cards: int = 0) -> Position:
@@ -120,6 +120,41 @@ class TestScoreObjective:
         assert not solver.solve(position, mode="target", target=best + 1, objective="score").reached
 
 
+class TestEveryCardReachingTheTarget:
+    """"targets" mode: each card checked against the target alone gives the cards whose values
+    in "all" mode reach it."""
+
+    @pytest.mark.parametrize("objective", ["points", "score"])
+    @pytest.mark.parametrize("threads", [1, 2])
+    @pytest.mark.parametrize("profile", [MALILLA, MANILLE], ids=lambda p: p.name)
+    def test_the_cards_whose_values_reach_it(self, profile, threads: int, objective: str) -> None:
+        """Positions from 8 tricks left to 2, at and within trick boundaries; targets at, just
+        above and just below every card's value, and beyond any. Two threads' helper joins every
+        search at once and shares moves down to the last two tricks."""
+        values_of, asked = Solver(), Solver(threads=threads)
+        if threads > 1:
+            asked._core.helpers_after = 0
+            asked._core.split_from = 8
+        for seed in range(28):
+            position = played_out(profile, 900 + seed, profile.tricks - 8 + seed % 7, seed % 4)
+            values = values_of.solve(position, objective=objective).values
+            targets = {v + d for v in values.values() for d in (-1, 0, 1)} | {-10 ** 6, 10 ** 6}
+            for target in sorted(targets):
+                assert_targets(asked.solve(position, "targets", objective, target), position, values, target)
+
+    def test_a_solution_of_cards_and_no_values(self) -> None:
+        """The answer is the cards, equivalent ones included, by suit and high cards first, valued
+        0 with no margin as in "target" mode, with no value or line, and the groups of every mode."""
+        position = played_out(MALILLA, 3, 2)
+        every = Solver().solve(position)
+        assert every.values == {"KS": 44, "5C": 40, "4C": 40, "4D": 39, "3D": 39, "AH": 36, "KD": 36, "3H": 30}
+        assert {g for g in every.groups if len(g) > 1} == {("4D", "3D"), ("5C", "4C")}
+        s = Solver().solve(position, "targets", target=39)
+        assert s.best == ["KS", "4D", "3D", "5C", "4C"] and {(cv.value, cv.margin) for cv in s.cards} == {(0, 0)}
+        assert (s.value, s.line, s.reached, s.target, s.mode) == (None, (), True, 39, "targets")
+        assert s.groups == every.groups and s.nodes > 0
+
+
 class TestThreads:
     def test_search_releases_the_gil(self) -> None:
         """While a long search runs in a thread, Python code keeps running here."""
@@ -213,12 +248,12 @@ class TestHelperThreads:
                 side = position.to_move % 2
                 assert p.points_won()[side] - position.points_won()[side] == expected.value
 
-    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target", "targets"])
     def test_helpers_run_beside_the_search(self, mode: str) -> None:
         """A whole deal's search on N threads runs N - 1 helpers beside its own, which end with it
-        (the target question is one point above the value: every card is checked)."""
+        (the target questions are one point above the value: every card is checked)."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
-        target = one_above(position) if mode == "target" else None
+        target = one_above(position) if mode in TARGET_MODES else None
         most = {}
         for threads in (1, 2, 3):
             thread = threading.Thread(target=Solver(threads=threads).solve, args=(position, mode),
@@ -284,11 +319,11 @@ class TestHelperThreads:
         solution = solver.solve(position)
         assert solution.nodes == solver.stats["nodes"] > 0
 
-    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target", "targets"])
     def test_a_timeout_stops_every_thread(self, mode: str) -> None:
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())
         solver = Solver(threads=2)
-        target = one_above(position) if mode == "target" else None
+        target = one_above(position) if mode in TARGET_MODES else None
         with pytest.raises(SearchTimeout):
             solver.solve(position, mode, target=target, timeout=0.01)
         assert helpers_left() == 0
@@ -402,14 +437,15 @@ class TestStopping:
                 solver.solve(played.start)
         assert stopped > 0
 
-    @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best"), (2, "optimal"), (2, "target")])
+    @pytest.mark.parametrize("threads, mode", [(1, "all"), (2, "all"), (2, "best"), (2, "optimal"), (2, "target"),
+                                               (2, "targets")])
     def test_a_cancel_with_time_left_is_not_a_timeout(self, threads: int, mode: str) -> None:
         """A cancel stops the search and its helper threads (in "all" mode they see it
         themselves, in the others it reaches them through the search they help), and the
         solver works after it."""
         position = Position.from_json(deal(MALILLA, 11875).to_position_json())   # a search of about 0.4 s
         solver = Solver(threads=threads)
-        target = one_above(position) if mode == "target" else None
+        target = one_above(position) if mode in TARGET_MODES else None
         errors: list[Exception] = []
 
         def work() -> None:
@@ -428,7 +464,7 @@ class TestStopping:
         assert helpers_left() == 0
         assert solver.solve(position).values == Solver().solve(position).values
 
-    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target"])
+    @pytest.mark.parametrize("mode", ["all", "best", "optimal", "target", "targets"])
     def test_cancels_at_any_moment_leave_the_table_sound(self, mode: str) -> None:
         """Cancels that land anywhere in searches whose threads (two or three) share moves
         down to two tricks: whatever each thread was searching when it stopped, nothing
@@ -437,7 +473,7 @@ class TestStopping:
         for seed in range(5):
             position = played_out(MALILLA, seed, 2)
             expected = Solver().solve(position)
-            target = expected.value + 1 if mode == "target" else None
+            target = expected.value + 1 if mode in TARGET_MODES else None
             solver = Solver(threads=2 + seed % 2)
             solver._core.helpers_after = 0
             solver._core.split_from = 8
@@ -622,14 +658,20 @@ class TestArguments:
     def test_targets_beyond_the_points_there_are(self) -> None:
         solver = Solver(1 << 20)
         total = MANILLE.total_points
+        legal = set(self.position.legal_moves())
         for target, reached in [(total + 1, False), (10 ** 30, False), (0, True), (-(10 ** 30), True)]:
             s = solver.solve(self.position, mode="target", target=target)
             assert (s.target, s.reached) == (target, reached)
+            every = solver.solve(self.position, mode="targets", target=target)
+            assert (every.target, every.reached, set(every.best)) == (target, reached, legal if reached else set())
 
     @pytest.mark.parametrize("kwargs, message", [
         ({"timeout": "1"}, "timeout: '1' is not a positive number of seconds"),
         ({"timeout": True}, "timeout: True is not a positive number of seconds"),
         ({"mode": "target", "target": 2.5}, "target: 2.5 is not a whole number"),
+        ({"mode": "targets", "target": "3"}, "target: '3' is not a whole number"),
+        ({"mode": "targets"}, "target: give a target exactly when mode is 'target' or 'targets'"),
+        ({"mode": "optimal", "target": 3}, "target: give a target exactly when mode is 'target' or 'targets'"),
     ])
     def test_arguments_of_the_wrong_type(self, kwargs, message) -> None:
         with pytest.raises(ValueError) as err:
@@ -681,7 +723,7 @@ class TestSolution:
                 assert s.line[0] in s.best
 
     @pytest.mark.parametrize("bad", [{"mode": "fast"}, {"objective": "tricks"}, {"mode": "target"},
-                                     {"target": 3}])
+                                     {"mode": "targets"}, {"target": 3}])
     def test_bad_options(self, bad: dict) -> None:
         position = Position.from_json(deal(MANILLE, 1).to_position_json())
         with pytest.raises(ValueError):

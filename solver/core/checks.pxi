@@ -1,9 +1,9 @@
-# Root cards checked against a goal (the target in "target" mode, the value
-# in "best" and "optimal"), on one thread or several: the threads take the
-# cards in order, one at a time, and share the table; a thread with no card
-# to take shares moves (`help_once`). The answer is what one thread finds:
-# every card's check, or the checks up to the first card in order that
-# reaches the goal.
+# Root cards checked against a goal (the target in "target" and "targets"
+# mode, the value in "best" and "optimal"), on one thread or several: the
+# threads take the cards in order, one at a time, and share the table; a
+# thread with no card to take shares moves (`help_once`). The answer is what
+# one thread finds: every card's check, or the checks up to the first card
+# in order that reaches the goal.
 
 
 cdef struct Checks:

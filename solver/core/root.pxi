@@ -17,6 +17,7 @@ cdef enum Mode:
     MODE_OPTIMAL = 1
     MODE_ALL = 2
     MODE_TARGET = 3
+    MODE_TARGETS = 4
 
 
 cdef int root_moves(Ctx* X, int* order) noexcept nogil:
@@ -150,8 +151,8 @@ cdef int root_value(Ctx* X, int guess, int lo, int hi, int threads) noexcept nog
 cdef void run_root(Ctx* X, int mode, int target, int threads, RootResult* out) noexcept nogil:
     """The root's answer in `mode`, on up to `threads` threads: they score the
     cards in "all" mode, find the value in "best" and "optimal", and check
-    the cards against it ("optimal") or the target, sharing moves at the
-    splits of one pool (`split_rest`)."""
+    the cards against it ("optimal") or the target ("targets": every card),
+    sharing moves at the splits of one pool (`split_rest`)."""
     cdef Pool pool
     memset(&pool, 0, sizeof(pool))
     X.pool = &pool if threads > 1 else NULL
@@ -169,9 +170,11 @@ cdef void root_answer(Ctx* X, int mode, int target, int threads, RootResult* out
     hi_b = out.total + (1 if X.rules.capot else 0)
     out.n = root_moves(X, out.cards)
     out.nline = 0
-    if mode == MODE_TARGET:
-        check_all(X, out, target if maximize else out.total - target, maximize, 1, threads)
-        out.value = out.vals[out.n - 1] if out.n else 0
+    if mode == MODE_TARGET or mode == MODE_TARGETS:
+        check_all(X, out, target if maximize else out.total - target, maximize, mode == MODE_TARGET, threads)
+        out.value = 0
+        for i in range(out.n):
+            out.value |= out.vals[i]
         return
     if mode == MODE_ALL:
         score_all(X, out, lo_b, hi_b, threads)
