@@ -35,7 +35,7 @@ from solver.checks import check_whole
 from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
 from solver.position import Position, PositionError, blank_line, input_lines
 from solver.quoting import quoted
-from solver.solve import Solution, check_timeout
+from solver.solve import TARGET_MODES, Solution, check_timeout
 from solver.table import read_table_input, table_trumps
 
 from . import convert
@@ -359,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stdout is None or (sys.stdin is None and args.command != "health"):   # closed by the caller
         print(f"{parser.prog}: standard {'output' if sys.stdout is None else 'input'} is closed", file=sys.stderr)
         return 1
-    if (args.mode == "target") != (args.target is not None):
-        parser.error("give --target exactly with --mode target")
+    if (args.mode in TARGET_MODES) != (args.target is not None):
+        parser.error("give --target exactly with --mode target or targets")
     commands = {"--mode": "solve", "--objective": "solve analyze", "--single-dummy": "analyze", "--lenient": "legal",
                 "--trumps": "table", "--samples": "advise", "--goal": "advise", "--seed": "analyze advise puzzles",
                 "--game": "puzzles", "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles",

@@ -30,7 +30,8 @@ __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict"
            "solution_message", "solution_from_message", "field_path", "played_deal_dict", "played_deal_message",
            "deal_dict", "deal_message", "analysis_message", "analysis_json", "table_message", "table_json"]
 
-MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET}
+MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET,
+         "targets": pb.MODE_TARGETS}
 OBJECTIVES = {"points": pb.OBJECTIVE_POINTS, "score": pb.OBJECTIVE_SCORE}
 # by number: a field of an enum is the number sent, which may be one the proto does not define
 _MODE_NAMES: dict[int, str] = {**{v: k for k, v in MODES.items()}, pb.MODE_UNSPECIFIED: "all"}
@@ -42,7 +43,8 @@ def mode_name(value: int) -> str:
     try:
         return _MODE_NAMES[value]
     except KeyError:
-        raise ValueError(f"{value} is not a Mode (MODE_ALL, MODE_OPTIMAL, MODE_BEST or MODE_TARGET)") from None
+        raise ValueError(f"{value} is not a Mode (MODE_ALL, MODE_OPTIMAL, MODE_BEST, MODE_TARGET or "
+                         "MODE_TARGETS)") from None
 
 
 def objective_name(value: int) -> str:

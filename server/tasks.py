@@ -13,7 +13,7 @@ from solver.position import Position, PositionError
 from solver.profiles import PROFILES, Profile, get_profile
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, attempt_limit, check_options, generate_attempts
 from solver.quoting import quoted
-from solver.solve import Solution, Solver
+from solver.solve import TARGET_MODES, Solution, Solver
 from solver.table import DDTable, read_table_input, table_of, table_trumps
 
 from . import convert
@@ -243,10 +243,10 @@ def read_solve_request(request: pb.SolveRequest) -> SolveTask:
     except ValueError as e:
         violations.append(("objective", str(e)))
     target = request.target if request.HasField("target") else None
-    if mode == "target" and target is None:
-        violations.append(("target", "MODE_TARGET needs a target"))
-    elif mode is not None and mode != "target" and target is not None:
-        violations.append(("target", "a target goes with MODE_TARGET only"))
+    if mode in TARGET_MODES and target is None:
+        violations.append(("target", f"{pb.Mode.Name(request.mode)} needs a target"))
+    elif mode is not None and mode not in TARGET_MODES and target is not None:
+        violations.append(("target", "a target goes with MODE_TARGET or MODE_TARGETS only"))
     position = _read_message(request, "position", lambda msg: Position.from_json(convert.position_dict(msg)),
                              violations)
     if violations:

@@ -100,6 +100,24 @@ class TestSolve:
         assert not yes.HasField("value")
         assert no.HasField("reached") and no.reached is False and list(no.cards) == []
 
+    @pytest.mark.parametrize("objective", ["points", "score"])
+    def test_targets_mode(self, stub, client, objective):
+        """Every card that reaches the target, as the library lists it, at each card's value and
+        above them all; the client gives back the library's Solution."""
+        start = Position.from_json(full_deal("manille", seed=11))
+        position = start.play(start.legal_moves()[0]).to_json() if objective == "score" else POSITIONS[13]
+        values = library(position, objective=objective).values
+        for target in sorted(set(values.values())) + [max(values.values()) + 1]:
+            request = solve_request(position, pb.MODE_TARGETS, convert.OBJECTIVES[objective], target=target)
+            msg = stub.Solve(request, timeout=60).solution
+            expected = library(position, "targets", objective, target)
+            assert set(expected.best) == {c for c, v in values.items() if v >= target}
+            assert list(msg.best) == [c.card for c in msg.cards] == expected.best
+            assert (msg.reached, msg.target, msg.mode) == (bool(expected.best), target, pb.MODE_TARGETS)
+            assert not msg.HasField("value") and list(msg.line) == []
+            assert convert.solution_from_message(msg) == expected
+            assert client.solve(position, "targets", objective, target) == expected
+
     def test_score_objective_at_the_start_of_a_deal(self, stub):
         position = full_deal("manille", seed=7)
         response = stub.Solve(solve_request(position, pb.MODE_BEST, pb.OBJECTIVE_SCORE), timeout=60)
@@ -370,12 +388,14 @@ class TestBadRequests:
     @pytest.mark.parametrize("request_,fields", [
         (pb.SolveRequest(), ["position"]),
         (solve_request(MALILLA_MID, mode=pb.MODE_TARGET), ["target"]),
+        (solve_request(MALILLA_MID, mode=pb.MODE_TARGETS), ["target"]),
         (solve_request(MALILLA_MID, target=5), ["target"]),
         (pb.SolveRequest(position=convert.position_message(MALILLA_MID), mode=42), ["mode"]),
         (pb.SolveRequest(position=convert.position_message(MALILLA_MID), objective=9, mode=pb.MODE_TARGET),
          ["objective", "target"]),
         (solve_request(MALILLA_MID, objective=pb.OBJECTIVE_SCORE), ["position.history"]),
-    ], ids=["no-position", "target-missing", "target-without-mode", "mode", "objective+target", "score"])
+    ], ids=["no-position", "target-missing", "targets-target-missing", "target-without-mode", "mode",
+            "objective+target", "score"])
     def test_option_errors(self, stub, request_, fields):
         with pytest.raises(grpc.RpcError) as info:
             stub.Solve(request_, timeout=10)
@@ -595,7 +615,7 @@ def scrambled(draw):
 class TestNoRequestHurtsTheServer:
     @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
-    @given(position=scrambled(), mode=st.sampled_from([pb.MODE_ALL, pb.MODE_BEST, pb.MODE_TARGET, 7]),
+    @given(position=scrambled(), mode=st.sampled_from([pb.MODE_ALL, pb.MODE_BEST, pb.MODE_TARGET, pb.MODE_TARGETS, 7]),
            target=st.one_of(st.none(), st.integers(-5, 80)))
     def test_scrambled_positions(self, stub, position, mode, target):
         request = pb.SolveRequest(position=position, mode=mode)
@@ -714,8 +734,9 @@ class TestClientCommand:
 
     @pytest.mark.parametrize("args, message", [
         (["--timeout", "0"], "--timeout: 0.0 is not a positive number of seconds"),
-        (["--mode", "target"], "give --target exactly with --mode target"),
-        (["--target", "3"], "give --target exactly with --mode target"),
+        (["--mode", "target"], "give --target exactly with --mode target or targets"),
+        (["--mode", "targets"], "give --target exactly with --mode target or targets"),
+        (["--target", "3"], "give --target exactly with --mode target or targets"),
         (["--ca", "missing.pem"], "argument --ca: can't open 'missing.pem'"),
         (["--ca", "README.md"], "--ca: README.md holds no PEM certificate"),
         (["--ca", "/dev/null"], "--ca: /dev/null holds no PEM certificate"),
@@ -735,6 +756,15 @@ class TestClientCommand:
         assert (code, err) == (130, "python -m server.client: interrupted\n")
         answered = [json.loads(line) for line in out.read_text().splitlines()]
         assert 2 <= len(answered) < 5000 and all("value" in a for a in answered)
+
+    def test_targets_lines_are_those_of_malilla_dd(self, server):
+        lines = "".join(json.dumps(p) + "\n" for p in POSITIONS[:12])
+        proc = self.run(server, "solve", "--mode", "targets", "--target", "12", stdin=lines)
+        assert proc.returncode == 0, proc.stderr
+        out = [json.loads(line) for line in proc.stdout.splitlines()]
+        expected = [library(p, "targets", target=12).to_json() for p in POSITIONS[:12]]
+        assert [{**a, "nodes": 0} for a in out] == [{**e, "nodes": 0} for e in expected]
+        assert {len(a["cards"]) > 0 for a in out} == {True, False}
 
     def test_a_target_beyond_32_bits_is_answered(self, server):
         """As `malilla-dd solve` answers it: no side reaches it, every side reaches its negative."""
