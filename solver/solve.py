@@ -108,7 +108,11 @@ class Solution:
     in "targets" mode, every card that does.
     Two solutions are equal when their answers and lines are: `nodes`, the
     search's effort, depends on what the solver's table held and is not
-    compared (and where several lines are optimal, so can the line).
+    compared. Where several cards are optimal (or reach the target), so can
+    the line and the one card that "best" and "target" modes name: the
+    positions solved before, whose bounds the table keeps, and threads
+    choose among them. Values and the sets of cards ("all", "optimal",
+    "targets") do not depend on it.
     """
 
     value: int | None
@@ -156,8 +160,9 @@ class Solver:
     share the table: in "all" mode they score the cards, they check the
     cards against the value or the target, and a node high in the tree
     whose first move did not cut off shares its other moves with the
-    threads that are idle. The answers are the same, sooner on a machine
-    with the cores to spare; the node count then varies from run to run.
+    threads that are idle. The values are the same, sooner on a machine
+    with the cores to spare; the node count, and among equal cards the one
+    named and the line, then vary from run to run.
     The other threads join a search once it has run 1,024 nodes, or 16,384
     where the search is mostly short or their work may go unused (the
     value's probes, the checks, every card when all are of one suit): a

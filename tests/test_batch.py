@@ -89,7 +89,7 @@ def test_file_input_jobs_match_single_machine(cluster, tmp_path):
         for line, item in zip(lines, items):
             assert line.pop("position") == item
             assert line.pop("index") is not None
-            defaults = {"puzzles": {"min_tricks": 3, "max_tricks": 7, "margin": 3}, "analyze": {"objective": "points"}}
+            defaults = {"puzzles": {"min_tricks": 3, "max_tricks": 7, "margin": 3}}
             assert line.pop("run") == run_of(job, {}) == {"job": job, **defaults.get(job, {})}
             assert line == expect(item), job
 

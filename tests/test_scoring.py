@@ -156,9 +156,10 @@ class TestScoreValidation:
         with pytest.raises(ValueError, match="no no-trump"):
             score_deal(MALILLA, (40, 30), (6, 4), "NT")
 
-    @pytest.mark.parametrize("trump", ["X", "", None])
-    def test_bad_trump(self, trump):
-        with pytest.raises(ValueError, match="not a trump"):
+    @pytest.mark.parametrize("trump, problem", [("X", "'X' is not a trump"), ("", "'' is not a trump"),
+                                                (None, "missing")])
+    def test_bad_trump(self, trump, problem):
+        with pytest.raises(ValueError, match=f"^{problem} \\(S H D C or NT\\)$"):
             score_deal(MANILLE, (40, 20), (6, 2), trump)
 
 

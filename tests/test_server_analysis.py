@@ -230,7 +230,7 @@ class TestAnalyzePlayOptions:
         (dict(objective=9, seed=0, trump="Z"), [("objective", "9 is not an Objective (OBJECTIVE_POINTS or "
                                                              "OBJECTIVE_SCORE)"),
                                                 ("seed", "no effect with single_dummy 0 (the default)"),
-                                                ("deal.trump", "'Z' is not a suit (S H D C)")]),
+                                                ("deal.trump", "'Z' is not a trump (S H D C or NT)")]),
     ]
 
     @pytest.mark.parametrize("changes,expected", BAD_OPTIONS, ids=[str(i) for i in range(len(BAD_OPTIONS))])
