@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
+from google.protobuf.descriptor import FieldDescriptor
 from google.rpc import code_pb2, error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
@@ -111,6 +112,19 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
     _check_objective(objective)
     if target is not None:
         check_whole("target", target)
+
+
+def _set_numbers(request: Any, **values: int | None) -> None:
+    """Set the request's whole-number fields given (not None), each a whole number its field can
+    carry (else a ValueError naming it, where the message's own error would not)."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        check_whole(name, value)
+        bits = 64 if request.DESCRIPTOR.fields_by_name[name].cpp_type == FieldDescriptor.CPPTYPE_INT64 else 32
+        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+            raise ValueError(f"{name}: {quoted(value)} is beyond the {bits}-bit whole numbers the service takes")
+        setattr(request, name, value)
 
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
@@ -246,9 +260,8 @@ class Client:
         if not isinstance(deal, PlayedDeal):
             deal = PlayedDeal.from_json(deal)
         request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal),
-                                        objective=convert.OBJECTIVES[objective], single_dummy=single_dummy)
-        if seed is not None:
-            request.seed = seed
+                                        objective=convert.OBJECTIVES[objective])
+        _set_numbers(request, single_dummy=single_dummy, seed=seed)
         return convert.analysis_json(self._call(self.stub.AnalyzePlay, request, timeout).analysis)
 
     def table(self, deal: PositionLike, timeout: float | None = None,
@@ -269,11 +282,9 @@ class Client:
         library's `Puzzle.to_json()`); options left out take the server's defaults.
         `progress(attempts, found)` is called at each of the server's progress items, the last
         when the attempts end."""
-        request = pb.GeneratePuzzlesRequest(game=game, count=count, seed=seed)
-        for name, value in (("min_tricks", min_tricks), ("max_tricks", max_tricks), ("margin", margin),
-                            ("max_attempts", max_attempts)):
-            if value is not None:
-                setattr(request, name, value)
+        request = pb.GeneratePuzzlesRequest(game=game)
+        _set_numbers(request, count=count, seed=seed, min_tricks=min_tricks, max_tricks=max_tricks, margin=margin,
+                     max_attempts=max_attempts)
         for item in self._stream(self.stub.GeneratePuzzles, request, timeout):
             if item.HasField("puzzle"):
                 yield convert.puzzle_json(item.puzzle)
@@ -284,11 +295,10 @@ class Client:
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the
         partial advice JSON every `progress_every` samples, then the final one (``done``)."""
+        request = pb.AdviseRequest()
+        _set_numbers(request, samples=samples, seed=seed, progress_every=progress_every, goal=goal)
         View.from_json(view)
-        request = pb.AdviseRequest(view=convert.view_message(view), samples=samples, seed=seed,
-                                   progress_every=progress_every)
-        if goal is not None:
-            request.goal = goal
+        request.view.CopyFrom(convert.view_message(view))
         for response in self._stream(self.stub.Advise, request, timeout):
             yield convert.advice_json(response)
 

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card
+from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card, trick_points
 from .checks import check_whole
 from .position import (IllegalPlay, Position, PositionError, _card_texts, check_dealer_holds_trump, json_object,
                        read_dealer, read_shown)
@@ -591,11 +591,13 @@ def _tricks(deal: PlayedDeal, cards: list[CardAnalysis], illegal: IllegalCard | 
         leader = position.leader
         for c in group:
             position = position.play(c.card)
-        points = sum(card_points(parse_card(c.card, profile), profile) for c in group)
+        played = [parse_card(c.card, profile) for c in group]
         winner = None
         if len(group) == 4:
             winner = SEATS[position.leader]
-            points += profile.trick_bonus
+            points = trick_points(played, profile)
+        else:
+            points = sum(card_points(c, profile) for c in played)
         out.append(TrickRecord(SEATS[leader], tuple(c.card for c in group), tuple(c.seat for c in group),
                                winner, points))
     return tuple(out)

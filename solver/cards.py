@@ -19,7 +19,7 @@ from .quoting import quoted
 
 __all__ = [
     "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name", "card_names",
-    "format_cards", "card_suit", "card_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
+    "format_cards", "card_suit", "card_points", "trick_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
     "seat_name", "parse_suit", "trump_choices", "parse_trump", "mask_of", "cards_of",
 ]
 
@@ -111,6 +111,11 @@ def card_suit(card: int) -> int:
 
 def card_points(card: int, profile: Profile) -> int:
     return profile.points[len(profile.ranks) - 1 - (card & 15)]
+
+
+def trick_points(trick: Iterable[int], profile: Profile) -> int:
+    """What a completed trick is worth to the side that wins it: its cards' points and the trick's."""
+    return sum(card_points(c, profile) for c in trick) + profile.trick_bonus
 
 
 def sort_key(card: int) -> tuple[int, int]:

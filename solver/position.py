@@ -20,8 +20,8 @@ from itertools import chain
 from typing import Any, TextIO
 
 from . import _core
-from .cards import (SEATS, SUITS, CardError, card_name, card_points, cards_of, check_seat, format_cards, is_card,
-                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, parse_trump)
+from .cards import (SEATS, SUITS, CardError, card_name, cards_of, check_seat, format_cards, is_card,
+                    is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, parse_trump, trick_points)
 from .failures import reading
 from .profiles import Profile, as_profile, get_profile
 from .quoting import n_cards, quoted
@@ -649,7 +649,7 @@ class Position:
             return None
         won = [0, 0]
         for seat, t in self._trick_results():
-            won[seat & 1] += sum(card_points(c, self.profile) for c in t) + self.profile.trick_bonus
+            won[seat & 1] += trick_points(t, self.profile)
         return won[0], won[1]
 
     def tricks_won(self) -> tuple[int, int] | None:

@@ -61,7 +61,7 @@ from typing import Any
 
 from . import _core
 from .analysis import PlayedDeal, play_card
-from .cards import SEATS, SUITS, card_name, card_points, cards_of, parse_card
+from .cards import SEATS, SUITS, card_name, card_points, cards_of, parse_card, trick_points
 from .checks import check_whole
 from .deal import deal, seeded
 from .position import Position
@@ -116,10 +116,6 @@ def _best_card(solver: Solver, position: Position) -> str:
     return solver.solve(position, mode="all").best[0]
 
 
-def _trick_points(position: Position, trick: tuple[int, ...]) -> int:
-    return sum(card_points(c, position.profile) for c in trick) + position.profile.trick_bonus
-
-
 Decision = tuple[Position, tuple[str, ...], tuple[tuple[str, ...], ...]]
 """A choice of the solving side: the position, its winning group and every legal group."""
 
@@ -156,7 +152,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[l
         if not position.trick:
             trick = before.trick + (parse_card(card, before.profile),)
             if (position.leader & 1) == side:
-                need -= _trick_points(before, trick)
+                need -= trick_points(trick, before.profile)
     if need > 0:
         return None
     return line, decisions

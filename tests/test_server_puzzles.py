@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import re
 import weakref
 
 import grpc
@@ -12,6 +13,7 @@ import pytest
 
 from server import convert
 from server._proto import pb
+from server.client import Client
 from server.tasks import MAX_ATTEMPTS
 from server_fixtures import cli_and_client, module_fixtures, violations, wait_until
 from solver import get_profile, puzzles
@@ -143,6 +145,22 @@ def test_a_margin_past_the_tricks_points_is_refused_with_the_request(stub):
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert [f for f, _ in violations(e.value)] == ["margin"]
     assert "no card falls short by it" in violations(e.value)[0][1]
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"seed": 1 << 63}, "seed: 9223372036854775808 is beyond the 64-bit whole numbers the service takes"),
+    ({"seed": -(1 << 63) - 1}, "seed: -9223372036854775809 is beyond the 64-bit whole numbers the service takes"),
+    ({"count": 1 << 31}, "count: 2147483648 is beyond the 32-bit whole numbers the service takes"),
+    ({"margin": 2.5}, "margin: 2.5 is not a whole number"),
+])
+def test_the_client_names_a_number_the_request_cannot_carry(options, message):
+    """Refused before any call (nothing listens at the address)."""
+    with Client("127.0.0.1:1") as unreachable:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            list(unreachable.generate_puzzles("malilla", **{"count": 1, **options}))
+        if "seed" in options:
+            with pytest.raises(ValueError, match="^seed: "):
+                list(unreachable.advise({}, seed=options["seed"]))
 
 
 def test_a_cancelled_stream_frees_the_server(stub, caplog):
