@@ -35,6 +35,7 @@ from solver.analysis import PlayedDeal
 from solver.checks import check_whole
 from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
 from solver.position import Position, PositionError, blank_line, input_lines
+from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Solution, check_timeout
 from solver.table import read_table_input, table_trumps
@@ -331,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
-    from solver.cli import comma_separated, puzzles_shortfall, read_stdin_as_utf8
+    from solver.cli import comma_separated, read_stdin_as_utf8
     from solver.profiles import PROFILES
 
     read_stdin_as_utf8()
@@ -356,11 +357,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=sorted(PROFILES), help="puzzles: the game of the random deals "
                                                                  "(default malilla)")
     parser.add_argument("--count", type=int, help="puzzles: puzzles to write (default 10)")
-    parser.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
-    parser.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
-    parser.add_argument("--margin", type=int, help="puzzles: points every other card must fall short by (default 3)")
+    parser.add_argument("--min-tricks", type=int, help=f"puzzles: fewest tricks left (default {MIN_TRICKS})")
+    parser.add_argument("--max-tricks", type=int, help=f"puzzles: most tricks left (default {MAX_TRICKS})")
+    parser.add_argument("--margin", type=int,
+                        help=f"puzzles: points every other card must fall short by (default {MARGIN})")
     parser.add_argument("--max-attempts", type=int, metavar="N",
-                        help="puzzles: positions of random deals to check at the most (default 2000 a puzzle)")
+                        help=f"puzzles: positions of random deals to check at the most (default {ATTEMPTS_PER_PUZZLE} a "
+                             "puzzle)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
     parser.add_argument("--token", default=os.environ.get("MALILLA_DD_TOKEN") or None,
                         help="bearer token [env MALILLA_DD_TOKEN]")
@@ -423,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(e, file=sys.stderr)
                     return 1
                 if ended[1] < count:
-                    print(f"{parser.prog}: {puzzles_shortfall(ended[1], count, ended[0], args.max_attempts)}",
+                    print(f"{parser.prog}: {shortfall(ended[1], count, ended[0], args.max_attempts)}",
                           file=sys.stderr)
                 return 0
             status = 0

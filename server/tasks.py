@@ -11,7 +11,8 @@ from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.position import Position, PositionError
 from solver.profiles import PROFILES, Profile, get_profile
-from solver.puzzles import ATTEMPTS_PER_PUZZLE, attempt_limit, check_options, generate_attempts
+from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, attempt_limit, check_options,
+                            generate_attempts)
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Solution, Solver
 from solver.table import DDTable, read_table_input, table_of, table_trumps
@@ -194,9 +195,9 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
         violations.append(("game", f"{quoted(request.game)} is not a game ({' or '.join(sorted(PROFILES))})"))
     if not 1 <= request.count <= MAX_PUZZLES:
         violations.append(("count", f"{request.count} is not between 1 and {MAX_PUZZLES}"))
-    low = request.min_tricks if request.HasField("min_tricks") else 3
-    high = request.max_tricks if request.HasField("max_tricks") else 7
-    margin = request.margin if request.HasField("margin") else 3
+    low = request.min_tricks if request.HasField("min_tricks") else MIN_TRICKS
+    high = request.max_tricks if request.HasField("max_tricks") else MAX_TRICKS
+    margin = request.margin if request.HasField("margin") else MARGIN
     field = ""
     try:   # the trick range, as `malilla-dd puzzles` checks it; then the margin, which it bounds
         check_options(low, high, 1, PROFILES.get(game))

@@ -39,6 +39,7 @@ from .checks import check_whole
 from .failures import writing
 from .position import Position, blank_line, input_lines, json_object, read_dealer, without_surrogates
 from .profiles import get_profile
+from .puzzles import MARGIN, MAX_TRICKS, MIN_TRICKS
 from .quoting import quoted
 from .solve import DEFAULT_MEMORY, SearchStopped, Solver
 
@@ -91,7 +92,7 @@ def run_job(job: str, item: dict[str, Any], solver: Solver, options: dict[str, A
 
 def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
     """The puzzles job's min_tricks, max_tricks and margin."""
-    return options.get("min_tricks", 3), options.get("max_tricks", 7), options.get("margin", 3)
+    return options.get("min_tricks", MIN_TRICKS), options.get("max_tricks", MAX_TRICKS), options.get("margin", MARGIN)
 
 
 def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None = None) -> dict[str, Any]:

@@ -18,6 +18,9 @@ from .deal import deal
 from .failures import ArgumentParser, flag_named, os_failure, parse_known, settle_stdout, write_file
 from .position import Position, blank_line, input_lines, without_surrogates
 from .profiles import PROFILES, get_profile
+from .puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit, check_options,
+                      generate_attempts, mine, shortfall)
+from .puzzles import pretty as pretty_puzzle
 from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver, check_memory,
                     check_threads, check_timeout)
@@ -245,19 +248,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def puzzles_shortfall(found: int, count: int, attempts: int, max_attempts: int | None) -> str:
-    """What stderr says when the attempts at random puzzles run out with `found` of `count`."""
-    from .puzzles import ATTEMPTS_PER_PUZZLE
-
-    return (f"{found} of {count} puzzles found in {attempts} attempts (the limit"
-            f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller --margin or other "
-            "--min-tricks and --max-tricks find more")
-
-
 def cmd_puzzles(args: argparse.Namespace) -> int:
     """Puzzles as JSON lines (or, with --pretty, for a person), from random deals or played deals."""
-    from .puzzles import Puzzle, attempt_limit, check_options, generate_attempts, mine
-    from .puzzles import pretty as pretty_puzzle
 
     check_options(args.min_tricks, args.max_tricks, args.margin,
                   None if args.source is not None else get_profile(args.game or "malilla"), args.count)
@@ -293,7 +285,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
         if found < args.count:
-            print(f"{args.command_parser.prog}: {puzzles_shortfall(found, args.count, attempts, args.max_attempts)}",
+            print(f"{args.command_parser.prog}: {shortfall(found, args.count, attempts, args.max_attempts)}",
                   file=sys.stderr)
         return 0
     found = 0
@@ -495,15 +487,15 @@ def _add_puzzles(sub: Any) -> None:
     puzzles.add_argument("--game", choices=sorted(PROFILES), help="game of the random deals (default malilla)")
     puzzles.add_argument("--count", type=int, default=10, help="puzzles to write (default 10)")
     puzzles.add_argument("--seed", type=int, help="the seed of the random deals (default 0)")
-    puzzles.add_argument("--min-tricks", type=int, default=3, help="fewest tricks left (default 3)")
-    puzzles.add_argument("--max-tricks", type=int, default=7, help="most tricks left (default 7)")
-    puzzles.add_argument("--margin", type=int, default=3,
-                         help="points every other card must fall short by (default 3)")
+    puzzles.add_argument("--min-tricks", type=int, default=MIN_TRICKS, help=f"fewest tricks left (default {MIN_TRICKS})")
+    puzzles.add_argument("--max-tricks", type=int, default=MAX_TRICKS, help=f"most tricks left (default {MAX_TRICKS})")
+    puzzles.add_argument("--margin", type=int, default=MARGIN,
+                         help=f"points every other card must fall short by (default {MARGIN})")
     puzzles.add_argument("--from", dest="source", type=INPUT, metavar="FILE",
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--max-attempts", type=int, metavar="N",
-                         help="positions of random deals to check at the most (default 2000 a puzzle)")
+                         help=f"positions of random deals to check at the most (default {ATTEMPTS_PER_PUZZLE} a puzzle)")
     puzzles.add_argument("--progress", action="store_true",
                          help="show the progress bar of the attempts even when stderr is not a terminal")
     _add_memory(puzzles, 64 << 20)
@@ -529,9 +521,9 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--mode", choices=MODES, help="solve: the search mode (default all)")
     batch.add_argument("--objective", choices=OBJECTIVES, help="solve and analyze: the objective (default points)")
     batch.add_argument("--target", type=int, help="solve: the target of --mode target or targets")
-    batch.add_argument("--min-tricks", type=int, help="puzzles: fewest tricks left (default 3)")
-    batch.add_argument("--max-tricks", type=int, help="puzzles: most tricks left (default 7)")
-    batch.add_argument("--margin", type=int, help="puzzles: shortfall of every other card (default 3)")
+    batch.add_argument("--min-tricks", type=int, help=f"puzzles: fewest tricks left (default {MIN_TRICKS})")
+    batch.add_argument("--max-tricks", type=int, help=f"puzzles: most tricks left (default {MAX_TRICKS})")
+    batch.add_argument("--margin", type=int, help=f"puzzles: shortfall of every other card (default {MARGIN})")
     _add_trumps(batch, "table: ")
     _add_memory(batch, per=" per worker")
     batch.add_argument("--timeout", type=float, help="seconds allowed per search (not for puzzles)")

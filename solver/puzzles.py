@@ -75,9 +75,12 @@ from .text import diagram, tricks_text
 __all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
            "pretty", "TAGS"]
 
+MIN_TRICKS, MAX_TRICKS, MARGIN = 3, 7, 3
+"""The defaults: positions 3 to 7 tricks from the end, every other card 3 points short."""
 ATTEMPTS_PER_PUZZLE = 2000
 TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
 NODE_MEMORY = 16 << 20
+"""The table bound of the search that counts a puzzle's nodes for its rating."""
 SEARCH_MEMORY = 64 << 20
 """The table bound of the solver that searches deals for puzzles when none is given."""
 
@@ -158,7 +161,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[l
     return line, decisions
 
 
-def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = 3, solver: Solver | None = None,
+def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = MARGIN, solver: Solver | None = None,
                    node_solver: Solver | None = None) -> Puzzle | None:
     """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
     check_whole("margin", margin, 1)
@@ -295,8 +298,8 @@ def _tricks_left(position: Position) -> int:
     return position.profile.cards_per_hand - position.tricks_played
 
 
-def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
-             margin: int = 3, solver: Solver | None = None, max_attempts: int | None = None,
+def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
+             max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Solver | None = None, max_attempts: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> Iterator[Puzzle]:
     """`count` puzzles from random deals of `profile` (or a game's name), deterministic for `seed`.
 
@@ -320,8 +323,8 @@ def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
             progress(attempts, found)
 
 
-def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks: int = 3, max_tricks: int = 7,
-                      margin: int = 3, solver: Solver | None = None,
+def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
+                      max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Solver | None = None,
                       max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
     """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
     that attempt found or None). Bad options are refused at the call."""
@@ -357,7 +360,8 @@ def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tric
         yield attempts, found, puzzle
 
 
-def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = 3, max_tricks: int = 7, margin: int = 3,
+def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = MIN_TRICKS, max_tricks: int = MAX_TRICKS,
+         margin: int = MARGIN,
          solver: Solver | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
     reads it: the start position JSON plus `play`). A bad deal or option is refused at the call."""
@@ -406,6 +410,13 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
 
 
 # ------------------------------------------------------------ for people
+
+
+def shortfall(found: int, count: int, attempts: int, max_attempts: int | None) -> str:
+    """What a command says when the attempts at random puzzles run out with `found` of `count`."""
+    return (f"{found} of {count} puzzles found in {attempts} attempts (the limit"
+            f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller --margin or other "
+            "--min-tricks and --max-tricks find more")
 
 
 def pretty(puzzle: Puzzle) -> str:
