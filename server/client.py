@@ -33,8 +33,10 @@ from grpc_status import rpc_status
 from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
+from solver.errors import PositionError
 from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
-from solver.position import Position, PositionError, blank_line, input_lines
+from solver.jsonlines import blank_line, input_lines
+from solver.position import Position
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Solution, check_timeout
@@ -332,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
-    from solver.cli import comma_separated, read_stdin_as_utf8
+    from solver.cli import comma_separated
+    from solver.jsonlines import read_stdin_as_utf8
     from solver.profiles import PROFILES
 
     read_stdin_as_utf8()

@@ -18,7 +18,8 @@ from typing import Any
 from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS, parse_card, sort_key
-from solver.position import Position, check_history_length, json_object
+from solver.jsonlines import json_object
+from solver.position import Position, check_history_length
 from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution

@@ -9,7 +9,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 from solver.advice import Advice, View, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
-from solver.position import Position, PositionError
+from solver.errors import PositionError
+from solver.position import Position
 from solver.profiles import PROFILES, Profile, get_profile
 from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, attempt_limit, check_options,
                             generate_attempts)

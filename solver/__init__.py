@@ -7,8 +7,9 @@ if importlib.util.find_spec(f"{__name__}._core") is None:   # a checkout whose c
     raise ImportError("solver's compiled search core (solver._core) is missing: build it with "
                       "`python -m pip install -e .`")
 
+from .errors import IllegalPlay, PositionError
 from .profiles import MALILLA, MANILLE, PROFILES, Profile, get_profile
-from .position import IllegalPlay, Position, PositionError
+from .position import Position
 from .solve import CardValue, SearchStopped, SearchTimeout, Solution, Solver
 
 __all__ = ["__version__", "MALILLA", "MANILLE", "PROFILES", "Profile", "get_profile", "Position",

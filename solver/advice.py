@@ -57,8 +57,9 @@ from . import _core
 from .cards import SEATS, card_name, cards_of, deck, format_cards, parse_card, sort_key
 from .checks import check_whole
 from .deal import seeded
-from .position import (IllegalPlay, Position, PositionError, _card_texts, _cards_field, game_profile,
-                       json_object, read_dealer, read_seat, read_shown)
+from .errors import IllegalPlay, PositionError
+from .jsonlines import json_object
+from .position import Position, card_texts, cards_field, game_profile, read_dealer, read_seat, read_shown
 from .profiles import Profile
 from .quoting import n_cards
 from .rules import core_rules, refusal, trump_index
@@ -128,15 +129,15 @@ class View:
         profile = game_profile(obj, profile)
         trump = Position._read_trump(obj.get("trump"), profile)
         seats = {name: read_seat(obj.get(name), name) for name in ("seat", "leader")}
-        hand_texts = _card_texts(obj.get("hand", ""), "hand", profile)
+        hand_texts = card_texts(obj.get("hand", ""), "hand", profile)
         if len(hand_texts) > profile.deck_size:
             raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "
                                 f"{profile.deck_size}")
-        hand_cards = _cards_field(hand_texts, profile, "hand")
-        play_texts = _card_texts(obj.get("play", []), "play", profile)
+        hand_cards = cards_field(hand_texts, profile, "hand")
+        play_texts = card_texts(obj.get("play", []), "play", profile)
         if len(play_texts) >= profile.deck_size:
             raise PositionError("play", "the deal is over: nothing is left to play")
-        play = _cards_field(play_texts, profile, "play", indexed=True)
+        play = cards_field(play_texts, profile, "play", indexed=True)
         seen: dict[int, str] = {}
         for name, cards in (("hand", hand_cards), ("play", play)):
             for i, c in enumerate(cards):

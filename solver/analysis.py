@@ -31,8 +31,9 @@ from typing import Any
 
 from .cards import SEATS, CardError, card_name, card_points, check_seat, parse_card, trick_points
 from .checks import check_whole
-from .position import (IllegalPlay, Position, PositionError, _card_texts, check_dealer_holds_trump, json_object,
-                       read_dealer, read_shown)
+from .errors import IllegalPlay, PositionError
+from .jsonlines import json_object
+from .position import Position, card_texts, check_dealer_holds_trump, read_dealer, read_shown
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
@@ -133,7 +134,7 @@ class PlayedDeal:
         raw = obj.get("play")
         if raw is None:
             raise PositionError("play", "missing: the cards in the order played")
-        items = _card_texts(raw, "play", profile)
+        items = card_texts(raw, "play", profile)
         limit = profile.deck_size
         if len(items) > limit:
             raise PositionError("play", f"{n_cards(len(items))}; a {profile.name} deal has {limit}")

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from .checks import check_whole
 from .failures import writing
-from .position import Position, blank_line, input_lines, json_object, read_dealer, without_surrogates
+from .jsonlines import blank_line, count_lines, input_lines, json_object, without_surrogates
+from .position import Position, read_dealer
 from .profiles import get_profile
 from .puzzles import MARGIN, MAX_TRICKS, MIN_TRICKS
 from .quoting import quoted
@@ -558,7 +559,6 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
         total: int | None = deals
         pending: Iterable[tuple[int, Any]] = ((i, None) for i in range(deals) if i not in done)
     else:
-        from .cli import count_lines   # counted as the single-machine commands count input
         total = count_lines(source)
         pending = _unanswered(source, answered, out_path)
     skipped = len(done) if total is None else len([i for i in done if i < total])

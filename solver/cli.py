@@ -16,12 +16,12 @@ from .cards import SEATS
 from .checks import check_whole, parse_size
 from .deal import deal
 from .failures import ArgumentParser, flag_named, os_failure, parse_known, settle_stdout, write_file
-from .position import Position, blank_line, input_lines, without_surrogates
+from .jsonlines import blank_line, count_lines, input_file, input_lines, read_stdin_as_utf8, without_surrogates
+from .position import Position
 from .profiles import PROFILES, get_profile
 from .puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit, check_options,
                       generate_attempts, mine, shortfall)
 from .puzzles import pretty as pretty_puzzle
-from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver, check_memory,
                     check_threads, check_timeout)
 from .text import diagram, tricks_text
@@ -121,47 +121,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-# input files are UTF-8 whatever the locale; an undecodable byte is kept (as a surrogate) for the
-# line's reader to refuse, so that the lines around it are still answered
-def INPUT(name: str) -> TextIO:
-    """An input file argument (``-``: standard input), read as UTF-8 with undecodable bytes kept
-    for the line's own error, its lines split at newlines only, as standard input splits them (a
-    carriage return inside a line is JSON white space)."""
-    if name == "-":
-        return sys.stdin
-    try:
-        return open(name, encoding="utf-8", errors="surrogateescape", newline="\n")
-    except OSError as e:
-        raise argparse.ArgumentTypeError(f"can't open {quoted(name)}: {e}") from None
-
-
-def read_stdin_as_utf8() -> None:
-    """Standard input read as `INPUT` reads files."""
-    if isinstance(sys.stdin, io.TextIOWrapper):
-        sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
-
-
 def escape_what_stdout_cannot_encode() -> None:
     """Standard output writes a character its encoding lacks as a backslash escape, as standard
     error does, rather than stopping the run: the JSON lines are ASCII, only text for people is not."""
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
-
-
-def count_lines(stream: TextIO) -> int | None:
-    """Non-blank lines left in a seekable input (None for a pipe)."""
-    try:
-        if not stream.seekable():
-            return None
-        start = stream.tell()
-    except (OSError, ValueError):
-        return None
-    try:
-        return sum(1 for line in input_lines(stream) if not blank_line(line))
-    except (OSError, ValueError):
-        return None
-    finally:
-        stream.seek(start)
 
 
 def _check_writable(path: str, option: str, source: TextIO | None = None) -> None:
@@ -402,7 +366,7 @@ def _add_threads(parser: argparse.ArgumentParser) -> None:
 def _add_legal(sub: Any) -> None:
     """The subcommand `legal`: the legal cards of positions."""
     legal = sub.add_parser("legal", help="legal cards of each position (JSON lines)")
-    legal.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+    legal.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                        help="positions as JSON lines (default: stdin)")
     legal.add_argument("--lenient", action="store_true",
                        help="do not check hand sizes against each other (abstract positions)")
@@ -412,7 +376,7 @@ def _add_legal(sub: Any) -> None:
 def _add_solve(sub: Any) -> None:
     """The subcommand `solve`: double-dummy values of positions."""
     solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
-    solve.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+    solve.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                        help="positions as JSON lines (default: stdin)")
     solve.add_argument("--mode", choices=MODES, default="all",
                        help="all: every card scored; optimal: every best card; best: one best card; "
@@ -438,7 +402,7 @@ def _add_demo(sub: Any) -> None:
 def _add_analyze(sub: Any) -> None:
     """The subcommand `analyze`: played deals card by card."""
     analyze = sub.add_parser("analyze", help="the double-dummy cost of every card of played deals (JSON lines)")
-    analyze.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+    analyze.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                          help="played deals: the start position JSON plus 'play' (default: stdin)")
     analyze.add_argument("--objective", choices=OBJECTIVES, default="points",
                          help="the unit of the values and costs: points, or the signed deal score of the seat's "
@@ -471,7 +435,7 @@ def _add_trumps(parser: argparse.ArgumentParser, job: str = "") -> None:
 def _add_table(sub: Any) -> None:
     """The subcommand `table`: every trump and leader, and par."""
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
-    table.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+    table.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
     _add_trumps(table)
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
@@ -491,7 +455,7 @@ def _add_puzzles(sub: Any) -> None:
     puzzles.add_argument("--max-tricks", type=int, default=MAX_TRICKS, help=f"most tricks left (default {MAX_TRICKS})")
     puzzles.add_argument("--margin", type=int, default=MARGIN,
                          help=f"points every other card must fall short by (default {MARGIN})")
-    puzzles.add_argument("--from", dest="source", type=INPUT, metavar="FILE",
+    puzzles.add_argument("--from", dest="source", type=input_file, metavar="FILE",
                          help="mine played deals (start position JSON plus 'play') instead of random deals")
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--max-attempts", type=int, metavar="N",
@@ -507,7 +471,7 @@ def _add_batch(sub: Any) -> None:
     """The subcommand `batch`: a job over many deals on a cluster."""
     batch = sub.add_parser("batch", help="solve, table, analyze or puzzles over many deals on a Dask cluster")
     batch.add_argument("job", choices=("solve", "table", "analyze", "puzzles"))
-    batch.add_argument("input", nargs="?", type=INPUT,
+    batch.add_argument("input", nargs="?", type=input_file,
                        help="JSON lines: the input of the single-machine command (or use --deals)")
     batch.add_argument("--game", choices=sorted(PROFILES), help="game of generated deals (default malilla)")
     batch.add_argument("--deals", type=int, help="generate this many deals instead of reading a file")
@@ -536,7 +500,7 @@ def _add_batch(sub: Any) -> None:
 def _add_advise(sub: Any) -> None:
     """The subcommand `advise`: single-dummy advice."""
     advise = sub.add_parser("advise", help="single-dummy advice: the best card from one seat's view (JSON lines)")
-    advise.add_argument("input", nargs="?", type=INPUT, default=sys.stdin,
+    advise.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                         help="views: game, trump, seat, hand, leader (the first leader), play; optional "
                              "dealer and shown (default: stdin)")
     advise.add_argument("--samples", type=int, default=100, help="layouts of the hidden cards to solve (default 100)")
@@ -614,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                                not extra[0].startswith("-")):
         # argparse reads `batch JOB [input]` as one run of positionals: an input after an option is left over
         try:
-            args.input = INPUT(extra.pop())
+            args.input = input_file(extra.pop())
         except argparse.ArgumentTypeError as e:
             parser.error(f"argument input: {e}")
     if extra:

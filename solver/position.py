@@ -10,162 +10,27 @@
 """
 from __future__ import annotations
 
-import difflib
 import functools
-import json
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Any, TextIO
+from typing import Any
 
 from . import _core
 from .cards import (SEATS, SUITS, CardError, card_name, cards_of, check_seat, format_cards, is_card,
                     is_seat, deck, mask_of, parse_card, parse_seat, parse_suit, parse_trump, trick_points)
-from .failures import reading
+from .errors import IllegalPlay, PositionError
+from .jsonlines import json_object
 from .profiles import Profile, as_profile, get_profile
 from .quoting import n_cards, quoted
 from .rules import core_rules, refusal, trump_index
 
-__all__ = ["Position", "PositionError", "IllegalPlay", "json_object"]
-
-
-class PositionError(ValueError):
-    """A position that cannot be: `field` names where, `problem` says what."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-        self.problem = problem
-
-    def __reduce__(self) -> tuple:
-        """Pickled (and copied) by its field and problem, so that it crosses to and from worker processes."""
-        return type(self), (self.field, self.problem)
-
-
-class IllegalPlay(PositionError):
-    """A card that the rules do not allow here."""
-
-
-# the keys of the position JSON, a played deal's and the table input's included
-POSITION_KEYS = frozenset({"game", "trump", "hands", "leader", "trick", "led_suits", "to_move", "history",
-                           "dealer", "shown", "pending_doubling", "play"})
-
-
-# characters no text holds: the undecodable bytes of an input read with `surrogateescape`, and
-# lone halves of a surrogate pair, which JSON's \\u escapes can spell
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def without_surrogates(text: str) -> str:
-    """`text` with each lone surrogate (an undecodable byte read with `surrogateescape`) as
-    U+FFFD, so that it can be written as UTF-8 and as JSON that strict readers take."""
-    return _SURROGATE.sub("\ufffd", text)
+__all__ = ["Position"]
 
 
 def _suits(mask: int) -> str:
     """The suits of a bit-per-suit mask, as led_suits writes them."""
     return "".join(s for i, s in enumerate(SUITS) if mask >> i & 1)
-
-
-def _not_json(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-class _RepeatedKey(ValueError):
-    """A key given twice in one JSON object, which json.loads would resolve to its last value."""
-
-
-def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _RepeatedKey(f"the key {quoted(key)} is given twice in one object")
-        obj[key] = value
-    return obj
-
-
-def _parse_json(text: str, field: str) -> Any:
-    """JSON text's value; text that is not UTF-8, not JSON, NaN and Infinity, or an object that
-    gives a key twice raise `PositionError`."""
-    if len(text.removesuffix("\n")) > MAX_LINE:
-        raise PositionError(field, f"more than {MAX_LINE:,} characters, the most a line may hold")
-    bad = _SURROGATE.search(text)
-    if bad:
-        code = ord(bad.group())
-        what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
-        raise PositionError(field, f"not UTF-8 text ({what} at character {bad.start()})")
-    try:
-        # without the line's end, an error at the end of the text is placed on its line
-        value = json.loads(text.removeprefix("\ufeff").rstrip(), parse_constant=_not_json,
-                           object_pairs_hook=_object_once)
-    except _RepeatedKey as e:
-        raise PositionError(field, str(e)) from None
-    except (ValueError, RecursionError) as e:
-        raise PositionError(field, f"not valid JSON ({e})") from None
-    if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(value, ensure_ascii=False)):
-        raise PositionError(field, "a \\u escape spells a lone surrogate, which is not text")
-    return value
-
-
-MAX_LINE = 1 << 20
-"""Characters of the longest JSON text read: a position, a played deal or a view takes a few
-hundred, so that what one line can make the parser build stays small."""
-MAX_KEYS = 256
-"""Keys of the longest JSON object read: the format has a dozen, and each other key is compared
-with them for a misspelling."""
-
-
-def input_lines(stream: TextIO) -> Iterator[str]:
-    """The lines of a text input, each read whole up to MAX_LINE characters. A longer line comes cut
-    just past that length, which the JSON readers refuse, and the rest of it is skipped unkept, so
-    that a line with no end (``/dev/zero``) does not fill the memory. A failed read names the file."""
-    with reading(stream):
-        while line := stream.readline(MAX_LINE + 1):
-            if _cut(line):
-                while (rest := stream.readline(1 << 20)) and not rest.endswith("\n"):
-                    pass
-            yield line
-
-
-def blank_line(line: str) -> bool:
-    """Is an input line empty: nothing but white space and a byte-order mark (which the JSON
-    readers drop)? A line cut at MAX_LINE is not, whatever its first characters."""
-    return not _cut(line) and not line.strip().lstrip("\ufeff").strip()
-
-
-def _cut(line: str) -> bool:
-    """Is `line` one that `input_lines` cut at MAX_LINE (longer, and its end not read)?"""
-    return len(line) > MAX_LINE and not line.endswith("\n")
-
-
-def json_object(obj: str | bytes | dict[str, Any], field: str = "position",
-                keys: frozenset[str] = POSITION_KEYS) -> dict[str, Any]:
-    """`obj` as a JSON object, parsing text or UTF-8 bytes (a leading byte-order mark is dropped);
-    anything else raises `PositionError` on `field`. A key that looks like a misspelt or cut-short
-    one of `keys` (`led_suit`, `Trump`, `lead`) is refused, since it would be ignored; other keys
-    are left alone (the vectors carry their answers beside the position)."""
-    if isinstance(obj, bytes):
-        obj = obj.decode("utf-8", "surrogateescape")
-    if isinstance(obj, str):
-        obj = _parse_json(obj, field)
-    if not isinstance(obj, dict):
-        raise PositionError(field, "expected a JSON object")
-    if len(obj) > MAX_KEYS:
-        raise PositionError(field, f"{len(obj):,} keys, more than the {MAX_KEYS} an object may hold")
-    longest = max(map(len, keys))
-    for key in obj:   # in the input's order, so that the same line always names the same key
-        # JSON keys are text (a number or a tuple is no misspelt key); one over twice as long as
-        # any key of the format is not close to one (`get_close_matches` asks 80% alike)
-        if key in keys or not isinstance(key, str) or len(key) > 2 * longest:
-            continue
-        text = key.lower()
-        near = difflib.get_close_matches(text, keys, n=1, cutoff=0.8) or \
-            sorted(k for k in keys if len(text) >= 3 and k.startswith(text))   # cut short: lead, led
-        if near:
-            raise PositionError(field, f"unknown key {quoted(key)} (did you mean {near[0]}?)")
-    return obj
 
 
 def read_seat(value: Any, field: str) -> int:
@@ -256,7 +121,7 @@ def _four(masks: list[int]) -> tuple[int, int, int, int]:
     return n, e, s, w
 
 
-def _card_texts(value: Any, name: str, profile: Profile) -> list[str]:
+def card_texts(value: Any, name: str, profile: Profile) -> list[str]:
     """The card strings of a field (a space-separated string or a list of strings), not yet read,
     so that a caller can refuse too many by their count before reading any. A string of more
     words than the deck has cards is refused before it is split further."""
@@ -271,10 +136,10 @@ def _card_texts(value: Any, name: str, profile: Profile) -> list[str]:
     raise PositionError(name, "expected a space-separated string or a list of card strings")
 
 
-def _cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
+def cards_field(value: Any, profile: Profile, name: str, indexed: bool = False) -> list[int]:
     """The cards of a field; `indexed`: a bad card is named by its place (``play[3]``)."""
     cards = []
-    for i, text in enumerate(_card_texts(value, name, profile)):
+    for i, text in enumerate(card_texts(value, name, profile)):
         try:
             cards.append(parse_card(text, profile))
         except CardError as e:
@@ -343,7 +208,7 @@ class Position:
             raise PositionError("trick", "expected a list of card strings")
         if len(trick_raw) > 3:
             raise PositionError("trick", f"{n_cards(len(trick_raw))}; a trick in progress has at most 3")
-        trick = _cards_field(trick_raw, profile, "trick", indexed=True)
+        trick = cards_field(trick_raw, profile, "trick", indexed=True)
         history = cls._read_history(obj.get("history"), profile)
         seen: dict[int, str] = {}
         for seat, cards in zip(SEATS, hands):
@@ -412,14 +277,14 @@ class Position:
         for seat in SEATS:
             if seat not in upper:
                 raise PositionError("hands", f"missing seat {seat}")
-            texts = _card_texts(upper[seat], f"hands.{seat}", profile)
+            texts = card_texts(upper[seat], f"hands.{seat}", profile)
             if strict and len(texts) > profile.cards_per_hand:
                 raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
             if len(texts) > profile.deck_size:
                 raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; the {profile.name} deck has "
                                     f"{profile.deck_size}")
-            hands.append(_cards_field(texts, profile, f"hands.{seat}"))
+            hands.append(cards_field(texts, profile, f"hands.{seat}"))
         return hands
 
     @staticmethod
@@ -431,10 +296,10 @@ class Position:
         check_history_length(len(value), profile)
         tricks = []
         for i, t in enumerate(value):
-            texts = _card_texts(t, f"history[{i}]", profile)
+            texts = card_texts(t, f"history[{i}]", profile)
             if len(texts) != 4:
                 raise PositionError(f"history[{i}]", f"{n_cards(len(texts))}; a completed trick has 4")
-            tricks.append(_cards_field(texts, profile, f"history[{i}]", indexed=True))
+            tricks.append(cards_field(texts, profile, f"history[{i}]", indexed=True))
         return tricks
 
     def _led_by(self, history: Sequence[Sequence[int]]) -> int:

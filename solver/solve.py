@@ -21,7 +21,8 @@ from typing import Any
 from . import _core
 from .cards import card_names, sort_key
 from .checks import check_whole
-from .position import Position, PositionError
+from .errors import PositionError
+from .position import Position
 from .quoting import quoted
 from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score

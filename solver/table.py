@@ -20,8 +20,9 @@ from typing import Any
 
 from .analysis import PlayedDeal, perfect_score, side_pair
 from .cards import SEATS, check_seat, parse_trump, trump_choices
-from .position import (Position, PositionError, check_dealer_holds_trump, holds_suit, json_object, read_dealer,
-                       read_seat)
+from .errors import PositionError
+from .jsonlines import json_object
+from .position import Position, check_dealer_holds_trump, holds_suit, read_dealer, read_seat
 from .profiles import PROFILES, Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES

@@ -20,7 +20,7 @@ from solver import advice as advice_module
 from solver.advice import (View, advice_steps, advise, advise_iter, consistent_layouts, count_layouts,
                            view_of)
 from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
-from solver.position import IllegalPlay, PositionError
+from solver.errors import IllegalPlay, PositionError
 from solver.rules import trump_index
 from solver import _core
 from solver.solve import Solver

@@ -516,7 +516,7 @@ def test_text_that_standard_output_cannot_encode_is_escaped_and_the_run_goes_on(
 @pytest.mark.parametrize("command", ["legal", "analyze"])
 def test_a_line_longer_than_the_most_is_refused_and_the_next_answered(tmp_path, command):
     """Also when all its first MAX_LINE characters are white space, which a blank line holds."""
-    from solver.position import MAX_LINE
+    from solver.jsonlines import MAX_LINE
     good = json.dumps(played_deal("manille", 3, 4) if command == "analyze" else legal_lines(2)[0])
     path = tmp_path / "long.jsonl"
     refused = {"error": f"position: more than {MAX_LINE:,} characters, the most a line may hold"}

@@ -1125,7 +1125,7 @@ def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(mon
     """Its rest is skipped unkept, so that a line with no end does not fill the memory."""
     import io
 
-    from solver import position as module
+    from solver import jsonlines as module
     monkeypatch.setattr(module, "MAX_LINE", 10)
     lines = list(module.input_lines(io.StringIO("short\n" + "x" * 50 + "\n" + "y" * 9 + "\n" + "z" * 30)))
     assert lines == ["short\n", "x" * 11, "y" * 9 + "\n", "z" * 11]
@@ -1141,7 +1141,7 @@ def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(mon
 def test_a_failed_read_names_the_file_or_standard_input():
     import io
 
-    from solver.position import input_lines
+    from solver.jsonlines import input_lines
 
     class Failing(io.StringIO):
         def readline(self, size: int | None = -1) -> str:
