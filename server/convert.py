@@ -29,7 +29,8 @@ from ._proto import pb
 
 __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict", "position_message",
            "solution_message", "solution_from_message", "field_path", "played_deal_dict", "played_deal_message",
-           "deal_dict", "deal_message", "analysis_message", "analysis_json", "table_message", "table_json"]
+           "deal_dict", "deal_message", "analysis_message", "analysis_json", "table_message", "table_json",
+           "puzzle_message", "puzzle_json", "view_dict", "view_message", "advice_message", "advice_json"]
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET,
          "targets": pb.MODE_TARGETS}

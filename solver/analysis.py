@@ -268,7 +268,6 @@ class TrickRecord:
 
     leader: str
     cards: tuple[str, ...]
-    seats: tuple[str, ...]
     winner: str | None
     """None while the trick is unfinished."""
     points: int
@@ -599,8 +598,7 @@ def _tricks(deal: PlayedDeal, cards: list[CardAnalysis], illegal: IllegalCard | 
             points = trick_points(played, profile)
         else:
             points = sum(card_points(c, profile) for c in played)
-        out.append(TrickRecord(SEATS[leader], tuple(c.card for c in group), tuple(c.seat for c in group),
-                               winner, points))
+        out.append(TrickRecord(SEATS[leader], tuple(c.card for c in group), winner, points))
     return tuple(out)
 
 

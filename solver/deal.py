@@ -37,7 +37,7 @@ class Deal:
     leader: int
 
     def to_position_json(self) -> dict:
-        """The position JSON (see shared/vectors/README.md) of the first lead, plus ``dealer``."""
+        """The position JSON (the format README.md sets out) of the first lead, plus ``dealer``."""
         position = {
             "game": self.profile.name,
             "trump": self.trump,
