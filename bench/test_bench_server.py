@@ -28,7 +28,7 @@ import pytest
 
 from server import convert
 from server._proto import pb, pb_grpc
-from server.service import ANSWER_MARGIN
+from server.jobs import ANSWER_MARGIN
 from solver import get_profile
 from solver.deal import deal
 

@@ -10,10 +10,10 @@ RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
 Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
 job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
-(`_Steps`), so that other calls take their turns between the items and a client that stops
+(`server.jobs.Steps`), so that other calls take their turns between the items and a client that stops
 reading stops the work once what was sent fills gRPC's flow-control window (of bytes). A job is one library
 call (`Solver.solve`, `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
-behind `_Budget`, so an analysis or a table, which are many searches, is bound
+behind `server.jobs.Budget`, so an analysis or a table, which are many searches, is bound
 by the call as a whole: each search gets the call's remaining time, less
 ANSWER_MARGIN, as its timeout and none starts once that time has run out.
 
@@ -21,7 +21,7 @@ Deadlines and cancellation reach into the search: a call that ends early
 (deadline passed, client gone, server stopping past its grace) cancels its
 search, which stops within a few milliseconds and frees its worker. The
 server's limit on a call's time (`max_call_seconds`) is a deadline of its own
-(`_Limited`): the searches keep to it, and so does SolveStream's wait for requests.
+(`server.limits.Limited`): the searches keep to it, and so does SolveStream's wait for requests.
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterator
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -40,12 +40,14 @@ import grpc
 from solver.cards import SEATS
 from solver.checks import check_whole
 from solver.position import Position
-from solver.solve import DEFAULT_MEMORY, SearchStopped, Solution, Solver, check_memory, check_threads
+from solver.solve import DEFAULT_MEMORY, SearchStopped, Solver, check_memory, check_threads
 
 from . import convert
 from ._proto import pb, pb_grpc
 from .errors import BadRequest
 from .interceptors import Undecodable
+from .jobs import DEADLINE_SLACK, END_OF_ITEMS, Budget, Job, Steps, Stopped, time_left
+from .limits import Admission, Limited, Slot
 from .tasks import (AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask, echoed_id, library_error,
                     read_advise_request, read_analyze_request, read_puzzles_request, read_solve_request,
                     read_table_request)
@@ -53,184 +55,6 @@ from .tasks import (AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask, e
 __all__ = ["DoubleDummyService"]
 
 log = logging.getLogger("malilla_dd.server")
-
-STEP_SECONDS = 0.005
-"""A streaming call's step ends with its first item, or once it has worked this long."""
-
-
-def _paced(items: Iterator[Any]) -> Generator[Any, None, None]:
-    """A task's items, its Nones dropped but for one after each STEP_SECONDS that gave no
-    item (the end of a step, see `_Steps`)."""
-    step = time.monotonic()
-    for item in items:
-        if item is None and time.monotonic() - step < STEP_SECONDS:
-            continue
-        yield item
-        step = time.monotonic()
-
-
-_END = object()
-
-
-class _Steps:
-    """A streaming call's items, each worked out by a job of its own on the pool: the calls
-    queued meanwhile take their turns between two items, and the next item is worked out only
-    once gRPC has taken the last to send (which it stops doing when the client's flow-control
-    window is full). It is the solver the library's generator sees, and hands each search to
-    the worker of the step in progress."""
-
-    def __init__(self, task: PuzzleTask | AdviseTask) -> None:
-        self.field = task.field
-        self._task = task
-        self._items: Generator[Any, None, None] | None = None
-        self._budget: _Budget | None = None
-
-    def run(self, budget: _Budget) -> Any:
-        """One step, in a worker: the next item (None: a step with no item), or `_END`."""
-        self._budget = budget
-        try:
-            if self._items is None:
-                self._items = _paced(self._task.items(self))
-            return next(self._items, _END)
-        finally:
-            self._budget = None   # its job holds this: no cycle keeps the call's memory once it ends
-
-    def close(self) -> None:
-        """The call has ended: the library's generator lets go of what it holds (a puzzle
-        search's own solver) now, not at the next garbage collection."""
-        if self._items is not None:
-            self._items.close()
-
-    def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver
-        return getattr(self._budget, name)
-
-
-NO_DEADLINE = 1e6
-"""Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
-
-
-def time_left(context: grpc.ServicerContext) -> float | None:
-    """Seconds before the call's deadline (0 once passed), None without a deadline."""
-    remaining = context.time_remaining()
-    return None if remaining is None or remaining > NO_DEADLINE else max(remaining, 0.0)
-
-
-class _Limited:
-    """A call's context whose deadline is its client's or, if sooner, `seconds` after the call
-    began: the server's limit on a call, which its searches and its waits for requests keep to
-    as they keep to a deadline."""
-
-    def __init__(self, context: grpc.ServicerContext, seconds: float) -> None:
-        self.seconds = seconds
-        self._context = context
-        self._end = time.monotonic() + seconds
-
-    def time_remaining(self) -> float | None:
-        own = max(self._end - time.monotonic(), 0.0)
-        client = self._context.time_remaining()
-        return own if client is None else min(client, own)
-
-    def limit_passed(self) -> bool:
-        """Has the server's limit (not the client's deadline) run out, or nearly (DEADLINE_SLACK)?"""
-        return self._end - time.monotonic() <= DEADLINE_SLACK
-
-    def __getattr__(self, name: str) -> Any:   # the rest is the call's own
-        return getattr(self._context, name)
-
-
-ANSWER_MARGIN = 0.02
-"""Seconds before the call's deadline at which its searches stop, so that the call's
-DEADLINE_EXCEEDED status reaches the client while the call is still open: a server that
-is stopping closes its connections as soon as its last call ends."""
-
-DEADLINE_SLACK = 0.05
-"""Seconds: a search stopped this close to the deadline was stopped by it (more than
-ANSWER_MARGIN; gRPC's clock and Python's differ by a little)."""
-
-
-class _Stopped(Exception):
-    """A job that was cancelled before or while it ran."""
-
-
-class _Budget:
-    """The worker's solver as a job's library call sees it: each search gets the call's
-    remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), and
-    no search starts once the job is cancelled or that time has run out."""
-
-    def __init__(self, job: _Job, solver: Solver) -> None:
-        self._job = job
-        self._solver = solver
-
-    def solve(self, position: Position, mode: str = "all", objective: str = "points",
-              target: int | None = None, timeout: float | None = None) -> Solution:
-        if self._job.cancelled:
-            raise _Stopped()
-        remaining = time_left(self._job.context)
-        if remaining is not None:
-            remaining -= ANSWER_MARGIN
-            if remaining <= 0:
-                raise _Stopped()
-        if timeout is not None:
-            remaining = timeout if remaining is None else min(remaining, timeout)
-        return self._solver.solve(position, mode, objective, target, timeout=remaining)
-
-
-class _Job:
-    """A task (a solve, an analysis, a table) on its way through the pool; `cancel()` may come
-    from any thread at any time."""
-
-    def __init__(self, task: SolveTask | AnalyzeTask | TableTask | _Steps, context: grpc.ServicerContext) -> None:
-        self.task = task
-        self.context = context
-        self.lock = threading.Lock()
-        self.cancelled = False
-        self.solver: Solver | None = None   # set while the search runs
-        self.future: Future | None = None
-
-    def cancel(self) -> None:
-        with self.lock:
-            self.cancelled = True
-            if self.solver is not None:
-                self.solver.cancel()   # the search running, or else the job's next one
-        future = self.future
-        if future is not None:
-            future.cancel()   # still queued: never runs
-
-
-class _Admission:
-    """Counts the calls in progress; refuses one past the limit."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.active = 0
-        self._lock = threading.Lock()
-
-    def enter(self) -> bool:
-        with self._lock:
-            if self.active >= self.limit:
-                return False
-            self.active += 1
-            return True
-
-    def leave(self) -> None:
-        with self._lock:
-            self.active -= 1
-
-
-class _Slot:
-    """One admitted call; released once, by the handler or by the call's end."""
-
-    def __init__(self, admission: _Admission) -> None:
-        self._admission = admission
-        self._lock = threading.Lock()
-        self._held = True
-
-    def release(self) -> None:
-        with self._lock:
-            if not self._held:
-                return
-            self._held = False
-        self._admission.leave()
 
 
 class DoubleDummyService(pb_grpc.DoubleDummyServicer):
@@ -247,7 +71,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         self.memory = memory
         self.threads = threads
         self.max_call_seconds = max_call_seconds
-        self.admission = _Admission(max_concurrent)
+        self.admission = Admission(max_concurrent)
         self._cut_at = math.inf   # monotonic time at which a stopping server cuts the calls in flight
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dd-solve")
         self._local = threading.local()
@@ -271,31 +95,35 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"{self.admission.limit} calls are in progress, the server's limit "
                           "(--max-concurrent): retry later")
-        slot = _Slot(self.admission)
+        slot = Slot(self.admission)
         context.add_callback(slot.release)
         try:
-            yield cast(grpc.ServicerContext, _Limited(context, self.max_call_seconds)) if self.max_call_seconds \
+            yield cast(grpc.ServicerContext, Limited(context, self.max_call_seconds)) if self.max_call_seconds \
                 else context
         finally:
             slot.release()
 
-    def _run(self, job: _Job) -> Any:
+    def _run(self, job: Job) -> Any:
         """In a pool thread: the job's library call, its searches bound by the call's remaining time."""
         with job.lock:
             if job.cancelled:
-                raise _Stopped()
+                raise Stopped()
             solver = job.solver = self._solver()
             solver.withdraw_cancel()   # one that came as this worker's last job ended
         try:
-            return job.task.run(_Budget(job, solver))
+            return job.task.run(Budget(job, solver))
         finally:
             with job.lock:
                 job.solver = None
 
-    def _submit(self, task: SolveTask | AnalyzeTask | TableTask | _Steps, context: grpc.ServicerContext) -> _Job:
-        job = _Job(task, context)
+    def schedule(self, job: Job) -> None:
+        """The job queued on the pool, its future set; RuntimeError once the pool is shut down."""
+        job.future = self._pool.submit(self._run, job)
+
+    def _submit(self, task: SolveTask | AnalyzeTask | TableTask | Steps, context: grpc.ServicerContext) -> Job:
+        job = Job(task, context)
         try:
-            job.future = self._pool.submit(self._run, job)
+            self.schedule(job)
         except RuntimeError:   # the pool is shut down
             context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         return job
@@ -313,7 +141,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         stopped past its grace (what gRPC then tells the client), or the client went away."""
         remaining = time_left(context)
         if remaining is not None and remaining <= DEADLINE_SLACK:
-            if isinstance(context, _Limited) and context.limit_passed():
+            if isinstance(context, Limited) and context.limit_passed():
                 return grpc.StatusCode.DEADLINE_EXCEEDED, \
                     f"the call ran for {context.seconds:g} s, the server's limit (--max-call-seconds)"
             return grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished"
@@ -321,13 +149,13 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             return grpc.StatusCode.UNAVAILABLE, "the server stopped before the search finished"
         return grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped"
 
-    def _result(self, job: _Job, context: grpc.ServicerContext) -> Any:
+    def _result(self, job: Job, context: grpc.ServicerContext) -> Any:
         """The job's answer; a stopped search ends the call with its status, and a request the
         library refused raises `BadRequest`."""
         assert job.future is not None   # set when the job was submitted, before it is awaited
         try:
             return job.future.result()
-        except (SearchStopped, _Stopped, CancelledError):
+        except (SearchStopped, Stopped, CancelledError):
             context.abort(*self._ended(context))
         except ValueError as e:
             raise library_error(e, job.task.field) from None
@@ -335,7 +163,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             job.future = None
         raise AssertionError("unreachable")
 
-    def _wait(self, job: _Job, context: grpc.ServicerContext) -> Any:
+    def _wait(self, job: Job, context: grpc.ServicerContext) -> Any:
         """The job's answer, or the call ends with the status that stopped it."""
         try:
             return self._result(job, context)
@@ -396,11 +224,11 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
     def _stepped(self, task: PuzzleTask | AdviseTask, context: grpc.ServicerContext) -> Iterator[Any]:
-        """A streaming call's items, one job a step (`_Steps`); the step in progress is
+        """A streaming call's items, one job a step (`Steps`); the step in progress is
         cancelled when the call ends early, and no step starts after that."""
-        steps = _Steps(task)
+        steps = Steps(task)
         ended = threading.Event()
-        current: list[_Job | None] = [None]
+        current: list[Job | None] = [None]
 
         def end() -> None:
             ended.set()
@@ -418,7 +246,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                 if ended.is_set():
                     job.cancel()
                 item = self._wait(job, context)
-                if item is _END:
+                if item is END_OF_ITEMS:
                     return
                 if item is not None:
                     yield item
@@ -502,7 +330,7 @@ class _Stream:
         self.window = threading.Semaphore(window)
         self.cond = threading.Condition()
         self.items: deque = deque()
-        self.jobs: set[_Job] = set()   # submitted, not yet answered
+        self.jobs: set[Job] = set()   # submitted, not yet answered
         self.ended = False
         self.cancelled = False
         self.failure: Exception | None = None
@@ -523,13 +351,13 @@ class _Stream:
                 except BadRequest as e:   # answered in its turn; holds its place in the window till then
                     self._put((echoed_id(request), None, e))
                     continue
-                job = _Job(task, self.context)
+                job = Job(task, self.context)
                 with self.cond:
                     if self.cancelled:
                         return
                     self.jobs.add(job)
                 try:
-                    job.future = self.service._pool.submit(self.service._run, job)
+                    self.service.schedule(job)
                 except RuntimeError as e:   # shutting down
                     self.failure = e
                     return
@@ -559,7 +387,7 @@ class _Stream:
                 return None
             return self.items.popleft()
 
-    def done(self, job: _Job | None) -> None:
+    def done(self, job: Job | None) -> None:
         """The handler has the item's answer: its place in the window is free."""
         if job is not None:
             with self.cond:

@@ -38,7 +38,7 @@ def library_error(e: ValueError, prefix: str = "position") -> BadRequest:
 
 class Searcher(Protocol):
     """What a job's library call uses of a solver: a `Solver`, or what stands in for the worker's
-    (`server.service`'s `_Budget` and `_Steps`)."""
+    (`server.jobs`'s `Budget` and `Steps`)."""
 
     def solve(self, position: Position, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution: ...

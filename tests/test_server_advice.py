@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from conftest import played_deal
-from server import convert, service
+from server import convert, jobs
 from server._proto import pb
 from server_fixtures import (channel_to, cli_and_client, easy_position, module_fixtures, running_server,
                              solve_request, stub_of, violations, wait_until)
@@ -160,12 +160,12 @@ def test_no_step_is_worked_out_for_a_client_that_stops_reading(monkeypatch):
     one here: without BDP probing), rather than running on into an unbounded queue: its steps
     stop coming, far short of the 10000 samples asked."""
     steps = [0]
-    step = service._Steps.run
+    step = jobs.Steps.run
 
     def counted(self, budget):
         steps[0] += 1
         return step(self, budget)
-    monkeypatch.setattr(service._Steps, "run", counted)
+    monkeypatch.setattr(jobs.Steps, "run", counted)
     with running_server(workers=1) as server:
         channel = channel_to(server, options=[("grpc.http2.bdp_probe", 0)])
         stub = stub_of(channel)

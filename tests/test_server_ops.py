@@ -28,8 +28,8 @@ from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, holds_certificates
 from server.config import Config, add_arguments, config_from_args
+from server.jobs import ANSWER_MARGIN
 from server.main import OPEN_STREAMS, start
-from server.service import ANSWER_MARGIN
 from solver import Position, __version__
 from solver.solve import Solver
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,

@@ -1,0 +1,140 @@
+"""Jobs on the service's pool of workers: a library call behind the call's deadline, and its cancel.
+
+A job (`Job`) is one library call given the worker's solver behind `Budget`, so that an
+analysis or a table, which are many searches, is bound by the call as a whole: each search
+gets the call's remaining time, less ANSWER_MARGIN, as its timeout and none starts once that
+time has run out or the job is cancelled. A streaming call's items are worked out by `Steps`,
+one job an item.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Generator, Iterator
+from concurrent.futures import Future
+from typing import Any
+
+import grpc
+
+from solver.position import Position
+from solver.solve import Solution, Solver
+
+from .tasks import AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask
+
+NO_DEADLINE = 1e6
+"""Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
+
+ANSWER_MARGIN = 0.02
+"""Seconds before the call's deadline at which its searches stop, so that the call's
+DEADLINE_EXCEEDED status reaches the client while the call is still open: a server that
+is stopping closes its connections as soon as its last call ends."""
+
+DEADLINE_SLACK = 0.05
+"""Seconds: a search stopped this close to the deadline was stopped by it (more than
+ANSWER_MARGIN; gRPC's clock and Python's differ by a little)."""
+
+STEP_SECONDS = 0.005
+"""A streaming call's step ends with its first item, or once it has worked this long."""
+
+
+def time_left(context: grpc.ServicerContext) -> float | None:
+    """Seconds before the call's deadline (0 once passed), None without a deadline."""
+    remaining = context.time_remaining()
+    return None if remaining is None or remaining > NO_DEADLINE else max(remaining, 0.0)
+
+
+class Stopped(Exception):
+    """A job that was cancelled before or while it ran."""
+
+
+def _paced(items: Iterator[Any]) -> Generator[Any, None, None]:
+    """A task's items, its Nones dropped but for one after each STEP_SECONDS that gave no
+    item (the end of a step, see `Steps`)."""
+    step = time.monotonic()
+    for item in items:
+        if item is None and time.monotonic() - step < STEP_SECONDS:
+            continue
+        yield item
+        step = time.monotonic()
+
+
+END_OF_ITEMS = object()
+"""A step's answer once the streaming call's items have all come."""
+
+
+class Steps:
+    """A streaming call's items, each worked out by a job of its own on the pool: the calls
+    queued meanwhile take their turns between two items, and the next item is worked out only
+    once gRPC has taken the last to send (which it stops doing when the client's flow-control
+    window is full). It is the solver the library's generator sees, and hands each search to
+    the worker of the step in progress."""
+
+    def __init__(self, task: PuzzleTask | AdviseTask) -> None:
+        self.field = task.field
+        self._task = task
+        self._items: Generator[Any, None, None] | None = None
+        self._budget: Budget | None = None
+
+    def run(self, budget: Budget) -> Any:
+        """One step, in a worker: the next item (None: a step with no item), or `END_OF_ITEMS`."""
+        self._budget = budget
+        try:
+            if self._items is None:
+                self._items = _paced(self._task.items(self))
+            return next(self._items, END_OF_ITEMS)
+        finally:
+            self._budget = None   # its job holds this: no cycle keeps the call's memory once it ends
+
+    def close(self) -> None:
+        """The call has ended: the library's generator lets go of what it holds (a puzzle
+        search's own solver) now, not at the next garbage collection."""
+        if self._items is not None:
+            self._items.close()
+
+    def __getattr__(self, name: str) -> Any:   # `solve` and the rest: the step's worker solver
+        return getattr(self._budget, name)
+
+
+class Budget:
+    """The worker's solver as a job's library call sees it: each search gets the call's
+    remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), and
+    no search starts once the job is cancelled or that time has run out."""
+
+    def __init__(self, job: Job, solver: Solver) -> None:
+        self._job = job
+        self._solver = solver
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution:
+        if self._job.cancelled:
+            raise Stopped()
+        remaining = time_left(self._job.context)
+        if remaining is not None:
+            remaining -= ANSWER_MARGIN
+            if remaining <= 0:
+                raise Stopped()
+        if timeout is not None:
+            remaining = timeout if remaining is None else min(remaining, timeout)
+        return self._solver.solve(position, mode, objective, target, timeout=remaining)
+
+
+class Job:
+    """A task (a solve, an analysis, a table, a step) on its way through the pool; `cancel()`
+    may come from any thread at any time."""
+
+    def __init__(self, task: SolveTask | AnalyzeTask | TableTask | Steps, context: grpc.ServicerContext) -> None:
+        self.task = task
+        self.context = context
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self.solver: Solver | None = None   # set while the search runs
+        self.future: Future | None = None
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.cancelled = True
+            if self.solver is not None:
+                self.solver.cancel()   # the search running, or else the job's next one
+        future = self.future
+        if future is not None:
+            future.cancel()   # still queued: never runs
