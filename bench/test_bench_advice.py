@@ -19,9 +19,11 @@ import time
 import pytest
 
 from solver import Position, get_profile
-from solver.advice import View, advise_iter, consistent_layouts, view_of
+from solver.advice import advise_iter
 from solver.deal import deal, random_play
+from solver.layouts import consistent_layouts
 from solver.solve import Solver
+from solver.view import View, view_of
 
 SEED = 20261129
 VIEWS = 6

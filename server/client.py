@@ -30,7 +30,6 @@ from google.rpc import code_pb2, error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-from solver.advice import View
 from solver.analysis import PlayedDeal
 from solver.checks import check_whole
 from solver.errors import PositionError
@@ -41,6 +40,7 @@ from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, 
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Solution, check_timeout
 from solver.table import read_table_input, table_trumps
+from solver.view import View
 
 from . import convert
 from ._proto import pb, pb_grpc

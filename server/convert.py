@@ -15,7 +15,6 @@ import json
 import re
 from typing import Any
 
-from solver.advice import VIEW_KEYS
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS, parse_card, sort_key
 from solver.jsonlines import json_object
@@ -24,6 +23,7 @@ from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
+from solver.view import VIEW_KEYS
 
 from ._proto import pb
 
@@ -435,7 +435,7 @@ def puzzle_json(msg: pb.Puzzle) -> dict[str, Any]:
 # ---------------------------------------------------------------- single-dummy advice
 
 def view_dict(msg: pb.View) -> dict[str, Any]:
-    """The view JSON of a `View` message, for `solver.advice.View.from_json` (unset fields left out)."""
+    """The view JSON of a `View` message, for `solver.view.View.from_json` (unset fields left out)."""
     obj: dict[str, Any] = {**_given(msg, "game", "trump", "seat", "leader"), "hand": msg.hand,
                            "play": list(msg.play)}
     for name in ("dealer", "shown"):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
-from solver.advice import Advice, View, advice_steps
+from solver.advice import Advice, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
 from solver.errors import PositionError
 from solver.position import Position
@@ -17,6 +17,7 @@ from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS,
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Solution, Solver
 from solver.table import DDTable, read_table_input, table_of, table_trumps
+from solver.view import View
 
 from . import convert
 from ._proto import pb

@@ -567,7 +567,8 @@ def _penalty(profile: Profile, illegal: IllegalCard | None, notes: list[str]) ->
 def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
                    timeout: float | None) -> list[CardAnalysis]:
     """The cards with their single-dummy verdicts (forced cards get none: there was no choice)."""
-    from .advice import View, advise, verdict, view_of
+    from .advice import advise, verdict
+    from .view import View, view_of
 
     start, profile = deal.to_json(), deal.start.profile
     out = []

@@ -17,13 +17,15 @@ from hypothesis import strategies as st
 from conftest import played_deal, start_of
 from solver import Position, get_profile
 from solver import advice as advice_module
-from solver.advice import (View, advice_steps, advise, advise_iter, consistent_layouts, count_layouts,
-                           view_of)
+from solver import layouts as layouts_module
+from solver.advice import advice_steps, advise, advise_iter
+from solver.layouts import consistent_layouts, count_layouts
 from solver.cards import SEATS, card_name, cards_of, deck, mask_of, parse_card
 from solver.errors import IllegalPlay, PositionError
 from solver.rules import trump_index
 from solver import _core
 from solver.solve import Solver
+from solver.view import View, view_of
 
 SOLVER = Solver(16 << 20)
 
@@ -265,13 +267,13 @@ def test_a_view_works_out_its_layout_tables_once(monkeypatch):
     before = consistent_layouts(view, 30, seed=5)
     fresh = replace(view)   # the same view, with nothing worked out yet
     calls = []
-    counted = advice_module._completions
+    counted = layouts_module._completions
 
     def counting(v):
         calls.append(v)
         return counted(v)
 
-    monkeypatch.setattr(advice_module, "_completions", counting)
+    monkeypatch.setattr(layouts_module, "_completions", counting)
     assert count_layouts(fresh) == count_layouts(view)
     assert consistent_layouts(fresh, 30, seed=5) == before
     assert len(calls) == 1
@@ -553,7 +555,7 @@ class TestHandMadeHistory:
     PLAY = ["AS", "7D", "8S", "9S", "7C", "9C", "JC", "8D"]
 
     def view(self):
-        from solver.advice import View
+        from solver.view import View
         hand = [c for c in self.HANDS["S"].split() if c not in self.PLAY]
         return View.from_json({"game": "manille", "trump": "H", "seat": "S", "hand": " ".join(hand),
                                "leader": "N", "play": self.PLAY})
@@ -568,7 +570,7 @@ class TestHandMadeHistory:
         assert self.view().consistent(self.current_hands())
 
     def test_no_sampled_layout_contradicts_the_play(self):
-        from solver.advice import consistent_layouts
+        from solver.layouts import consistent_layouts
         from solver.cards import parse_cards
         from solver.profiles import MANILLE
 
@@ -603,7 +605,8 @@ class TestHandMadeOvertrump:
     PLAY = ["7S", "9H", "8D", "8S"]
 
     def test_no_sampled_layout_gives_south_a_higher_trump(self):
-        from solver.advice import View, consistent_layouts
+        from solver.layouts import consistent_layouts
+        from solver.view import View
         from solver.cards import parse_cards
         from solver.profiles import MANILLE
 

@@ -6,13 +6,14 @@ import pytest
 
 from conftest import played_deal
 from solver import MANILLE, Position
-from solver.advice import advise, advise_iter, view_of
+from solver.advice import advise, advise_iter
 from solver.analysis import analyze
 from solver.batch import run_batch
 from solver.checks import check_whole, parse_size
 from solver.puzzles import generate, generate_attempts, mine
 from solver.solve import Solver
 from solver.table import table_of
+from solver.view import view_of
 
 
 @pytest.mark.parametrize("value, least, message", [

@@ -10,13 +10,13 @@ import pytest
 from conftest import PROJECT, played_deal
 from server_fixtures import running_server
 from solver import Position, get_profile
-from solver.advice import view_of
 from solver.analysis import analyze
 from solver.batch import BatchStats
 from solver.deal import deal
 from solver.puzzles import generate
 from solver.solve import Solution, solve
 from solver.table import table_of
+from solver.view import view_of
 
 README_ADDRESS = "127.0.0.1:50051"
 

@@ -28,8 +28,8 @@ from server.client import main as client_main
 from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
                              module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
-from solver.advice import view_of
 from solver.solve import Solver
+from solver.view import view_of
 
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=16)

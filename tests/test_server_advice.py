@@ -15,7 +15,8 @@ from server import convert, jobs
 from server._proto import pb
 from server_fixtures import (channel_to, cli_and_client, easy_position, module_fixtures, running_server,
                              solve_request, stub_of, violations, wait_until)
-from solver.advice import advise, advise_iter, view_of
+from solver.advice import advise, advise_iter
+from solver.view import view_of
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=8)
 
