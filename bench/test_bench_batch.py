@@ -26,7 +26,8 @@ from collections.abc import Callable
 import pytest
 
 from solver import Position
-from solver.batch import generated_item, local_cluster, run_batch, prepare_worker
+from solver.batch import generated_item, run_batch, prepare_worker
+from solver.cluster import local_cluster
 from solver.solve import Solver
 
 GAME, SEED, DEALS, CHUNK, MEMORY, ROUNDS = "malilla", 20261129, 192, 8, 32 << 20, 3

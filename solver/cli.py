@@ -269,7 +269,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     """A job over many deals on a Dask cluster (embedded or at --address), JSON lines out, resumable."""
-    from .batch import BatchStats, run_batch
+    from .batch import run_batch
+    from .batch_stats import BatchStats
 
     for path, option in ((args.output, "--output"), (args.stats_file, "--stats-file")):
         if path is not None:

@@ -17,9 +17,11 @@ from conftest import PROJECT, capot_thrown, ctrl_c_reaches_children, interrupted
 from solver import Position, batch
 from solver.analysis import analyze
 from solver.cards import SEATS
-from solver.batch import BatchStats, generated_item, read_done, run_batch, run_chunk, run_of
+from solver.batch import generated_item, run_batch, run_chunk, run_of
+from solver.batch_stats import BatchStats
 from solver.cli import main
 from solver.puzzles import mine
+from solver.resume import read_done
 from solver.solve import Solver
 from solver.table import table_of
 
@@ -40,7 +42,7 @@ def no_work(monkeypatch):
 def cluster():
     from distributed import Client
 
-    from solver.batch import local_cluster
+    from solver.cluster import local_cluster
 
     with local_cluster(2) as lc, Client(lc) as client:
         yield lc, client
@@ -349,7 +351,7 @@ def test_ctrl_c_at_a_terminal_stops_the_embedded_cluster_without_its_workers_tra
 def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
     script = ("import os, signal, threading\n"
               "import distributed\n"
-              "from solver.batch import local_cluster\n"
+              "from solver.cluster import local_cluster\n"
               "threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
               "try:\n"
               "    local_cluster(1)\n"
@@ -559,8 +561,7 @@ def test_an_address_that_is_no_scheduler_is_named(monkeypatch, banner):
     import socket
     import threading
 
-    from solver import batch
-    monkeypatch.setattr(batch, "CONNECT_SECONDS", 1)
+    monkeypatch.setattr("solver.cluster.CONNECT_SECONDS", 1)
     listener = socket.create_server(("127.0.0.1", 0))
     held = []
 

@@ -11,7 +11,7 @@ from conftest import PROJECT, played_deal
 from server_fixtures import running_server
 from solver import Position, get_profile
 from solver.analysis import analyze
-from solver.batch import BatchStats
+from solver.batch_stats import BatchStats
 from solver.deal import deal
 from solver.puzzles import generate
 from solver.solve import Solution, solve
