@@ -13,7 +13,9 @@ __all__ = ["BatchStats"]
 class BatchStats:
     """Aggregates of a run's results: per game and trump, the distribution of the dealer's side's
     double-dummy deal score, the dealer's side's win rate, and the par choices (from `table`);
-    the dealer's side's double-dummy points (from `solve` of deal starts that name their dealer)."""
+    the dealer's side's double-dummy points (from `solve` of deal starts that name their dealer).
+    `to_json` is the same whatever order the lines were added in: games and trumps in the order
+    of their names, par choices most often first (equal ones by name)."""
 
     def __init__(self) -> None:
         self.items = 0
@@ -52,10 +54,11 @@ class BatchStats:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"items": self.items, "errors": self.errors}
         if self.scores:
-            out["deal_scores"] = {g: {t: _dist(c) for t, c in sorted(by.items())} for g, by in self.scores.items()}
+            out["deal_scores"] = {g: {t: _dist(c) for t, c in sorted(by.items())}
+                                  for g, by in sorted(self.scores.items())}
         if self.wins:
             rates: dict[str, dict[str, dict[str, Any]]] = {}
-            for g, w in self.wins.items():
+            for g, w in sorted(self.wins.items()):
                 rates[g] = {}
                 for key in ("deal_trump", "par"):
                     n = w[key + "_deals"]
@@ -64,10 +67,10 @@ class BatchStats:
                                          "tie_rate": round(w[key + "_ties"] / n, 4)}
             out["dealer_side"] = rates
         if self.par:
-            out["par_choices"] = {g: dict(c.most_common()) for g, c in self.par.items()}
+            out["par_choices"] = {g: _most_first(c) for g, c in sorted(self.par.items())}
         if self.points:
             out["dealer_side_points"] = {g: {t: _dist(c) for t, c in sorted(by.items())}
-                                         for g, by in self.points.items()}
+                                         for g, by in sorted(self.points.items())}
         return out
 
     def format(self) -> str:
@@ -84,6 +87,11 @@ def _dealt_start(position: dict[str, Any]) -> Position | None:
     except ValueError:
         return None
     return start if dealt else None
+
+
+def _most_first(counter: Counter) -> dict[str, int]:
+    """The counts, the largest first and equal ones in the order of their keys."""
+    return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _dist(counter: Counter) -> dict[str, Any]:

@@ -418,6 +418,27 @@ def test_statistics_file_a_game_under_its_name_in_any_case():
     assert set(stats.scores) == set(stats.wins) == set(stats.points) == {"manille"}
 
 
+@pytest.mark.parametrize("job, options", [("table", {}), ("solve", {"mode": "best"})])
+def test_statistics_are_the_same_bytes_whatever_order_the_items_finish_in(job, options):
+    """Two games, and trumps that par names as often as each other: added in reverse, the lines
+    give the same file."""
+    lines = [json.loads(text) for game in ("manille", "malilla")
+             for _, text in run_chunk(job, [(i, json.dumps(generated_item(job, game, 5, i))) for i in range(3)],
+                                      options)]
+    forward, backward = BatchStats(), BatchStats()
+    for line in lines:
+        forward.add(job, line)
+    for line in reversed(lines):
+        backward.add(job, line)
+    assert json.dumps(forward.to_json()) == json.dumps(backward.to_json())
+    assert list(forward.to_json()["dealer_side" if job == "table" else "dealer_side_points"]) == \
+        ["malilla", "manille"]
+    if job == "table":
+        choices = forward.to_json()["par_choices"]["manille"]
+        assert list(choices) == sorted(choices, key=lambda trump: (-choices[trump], trump))
+        assert len(set(choices.values())) < len(choices)   # a tie, put in the order of the trumps' names
+
+
 @pytest.mark.parametrize("argv, message", [
     (["batch", "table", "--deals", "2", "--objective", "score"], "--objective: no effect with batch table"),
     (["batch", "analyze", "--deals", "2", "--mode", "best"], "--mode: no effect with batch analyze"),
