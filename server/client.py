@@ -117,17 +117,22 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
         check_whole("target", target)
 
 
+def _check_bits(name: str, value: object, bits: int) -> None:
+    """Raise ValueError naming `name` unless `value` is a whole number of `bits` bits (signed)."""
+    check_whole(name, value)
+    assert isinstance(value, int)
+    if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+        raise ValueError(f"{name}: {quoted(value)} is beyond the {bits}-bit whole numbers the service takes")
+
+
 def _set_numbers(request: Any, **values: int | None) -> None:
     """Set the request's whole-number fields given (not None), each a whole number its field can
     carry (else a ValueError naming it, where the message's own error would not)."""
     for name, value in values.items():
-        if value is None:
-            continue
-        check_whole(name, value)
-        bits = 64 if request.DESCRIPTOR.fields_by_name[name].cpp_type == FieldDescriptor.CPPTYPE_INT64 else 32
-        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
-            raise ValueError(f"{name}: {quoted(value)} is beyond the {bits}-bit whole numbers the service takes")
-        setattr(request, name, value)
+        if value is not None:
+            _check_bits(name, value, 64 if request.DESCRIPTOR.fields_by_name[name].cpp_type ==
+                        FieldDescriptor.CPPTYPE_INT64 else 32)
+            setattr(request, name, value)
 
 
 def _request(position: PositionLike, mode: str, objective: str, target: int | None,
@@ -254,8 +259,8 @@ class Client:
                                        lenient=lenient)
         return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
-    def analyze_play(self, deal: PlayedDealLike, objective: str = "points", single_dummy: int = 0,
-                     seed: int | None = None, timeout: float | None = None) -> dict[str, Any]:
+    def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None, *, objective: str = "points",
+                     single_dummy: int = 0, seed: int | None = None) -> dict[str, Any]:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
         in, the analysis's JSON out (equal to the library's `Analysis.to_json()`). `seed` goes only
         with `single_dummy` N > 0 (the server refuses it otherwise)."""
@@ -372,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="bearer token [env MALILLA_DD_TOKEN]")
     parser.add_argument("--ca", type=argparse.FileType("rb"), help="PEM file of the certificate authority: use TLS")
     args = parse(parser, argv)
-    if sys.stdout is None or (sys.stdin is None and args.command != "health"):   # closed by the caller
+    if sys.stdout is None or (sys.stdin is None and args.command not in ("health", "puzzles")):   # closed by the caller
         print(f"{parser.prog}: standard {'output' if sys.stdout is None else 'input'} is closed", file=sys.stderr)
         return 1
     if (args.mode in TARGET_MODES) != (args.target is not None):
@@ -395,6 +400,13 @@ def main(argv: list[str] | None = None) -> int:
         check_whole("--samples", samples, 1)
         if args.goal is not None:
             check_whole("--goal", args.goal, 0)
+        if args.single_dummy is not None:
+            check_whole("--single-dummy", args.single_dummy, 0)
+        for flag in ("--samples", "--goal", "--single-dummy", "--count", "--min-tricks", "--max-tricks", "--margin",
+                     "--max-attempts", "--seed"):   # what the request's fields can carry
+            value = getattr(args, flag[2:].replace("-", "_"))
+            if value is not None:
+                _check_bits(flag, value, 64 if flag == "--seed" else 32)
         if args.trumps is not None:
             table_trumps(args.trumps)   # a trump of some game, none twice: each deal's game is checked with the deal
     except ValueError as e:
@@ -406,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         with Client(args.address, token=args.token, root_certificates=roots, timeout=args.timeout) as client:
             if args.command == "health":
                 try:
-                    print(client.health(timeout=client.timeout))
+                    print(client.health(timeout=client.timeout), flush=True)
                 except RemoteError as e:
                     print(e, file=sys.stderr)
                     return 1
@@ -441,8 +453,8 @@ def main(argv: list[str] | None = None) -> int:
                     if args.command == "legal":
                         answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
                     elif args.command == "analyze":
-                        answer = client.analyze_play(line, args.objective or "points", args.single_dummy or 0,
-                                                     args.seed)
+                        answer = client.analyze_play(line, objective=args.objective or "points",
+                                                     single_dummy=args.single_dummy or 0, seed=args.seed)
                     elif args.command == "table":
                         answer = client.table(line, trumps=args.trumps)
                     elif args.command == "advise":   # a partial answer every `samples`: the final one only

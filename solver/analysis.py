@@ -452,15 +452,14 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
             break
         sol = solver.solve(position, mode="all", objective=objective, timeout=timeout)
         nodes += sol.nodes
-        scored = _deal_score_search(solver, position, sol, name, timeout)
-        if scored is not None and scored is not sol:
-            nodes += scored.nodes
+        loses_capot, capot_nodes = _loses_capot(solver, start, position, sol, name, timeout)
+        nodes += capot_nodes
         won = position.points_won()
         assert sol.value is not None and won is not None   # mode "all"; the start has a history
         cards.append(CardAnalysis(
             index=index, card=name, seat=SEATS[seat], before=sol.value, after=sol.values[name],
             best=tuple(sol.best), values=sol.values, won=won, total=total, objective=objective,
-            loses_capot=scored is not None and _loses_capot(start, scored, name)))
+            loses_capot=loses_capot))
         position = after_position
 
     if single_dummy > 0 and cards:
@@ -506,32 +505,36 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
                     time.perf_counter() - began, objective)
 
 
-def _deal_score_search(solver: Solver, position: Position, sol: Solution, card: str,
-                       timeout: float | None) -> Solution | None:
-    """The search of `position` in the deal-score objective that tells whether `card` loses a capot:
-    `sol`, the card's own search, when it is one. Else a search of its own where a capot multiplies
-    the score, the mover has a choice of cards and the points say that a capot is at stake (a capot
-    takes every point: the mover's side, having lost no trick, can take every point left, or the
-    other side, having lost none, keeps every point left after `card`); else None."""
+def _loses_capot(solver: Solver, start: Position, position: Position, sol: Solution, card: str,
+                 timeout: float | None) -> tuple[bool, int]:
+    """Does `card`, played in `position`, lose a capot: one its side would make, or one it would keep
+    the other side from making? And the nodes of the searches that tell it. `sol` is the card's own
+    search: in the deal-score objective its values tell it. Else, where a capot multiplies the score,
+    the mover has a choice of cards and the points say that a capot is at stake (the mover's side,
+    having lost no trick, can take every point left, or the other side, having lost none, keeps every
+    point left after `card`), a deal-score search asks which cards reach the capot (or stay clear of
+    the other side's)."""
+    plain = plain_most(start)
+    assert sol.value is not None   # mode "all"
     if sol.objective == "score":
-        return sol
+        best, value = sol.value, sol.values[card]
+        return best > plain >= value or best >= -plain > value, 0
     won = position.points_won()
-    assert won is not None and sol.value is not None   # the start has a history; mode "all"
+    assert won is not None   # the start has a history
     side, flags = position.to_move & 1, position.won_flags
     left = position.profile.total_points - sum(won)
     own_in_reach = not flags >> (side ^ 1) & 1 and sol.value == left
     theirs_in_reach = not flags >> side & 1 and sol.values[card] == 0
-    if position.profile.capot_multiplier == 1 or len(sol.cards) == 1 or not (own_in_reach or theirs_in_reach):
-        return None
-    return solver.solve(position, mode="all", objective="score", timeout=timeout)
-
-
-def _loses_capot(start: Position, scored: Solution, card: str) -> bool:
-    """Does `card` lose a capot, by the deal-score search `scored` of the position it is played in: one
-    its side would make, or one it would keep the other side from making?"""
-    assert scored.value is not None   # mode "all"
-    plain, best, value = plain_most(start), scored.value, scored.values[card]
-    return best > plain >= value or best >= -plain > value
+    if position.profile.capot_multiplier == 1 or len(sol.cards) == 1:
+        return False, 0
+    nodes = 0
+    for in_reach, target in ((own_in_reach, plain + 1), (theirs_in_reach, -plain)):
+        if in_reach:
+            reaching = solver.solve(position, mode="targets", objective="score", target=target, timeout=timeout)
+            nodes += reaching.nodes
+            if reaching.reached and card not in {c.card for c in reaching.cards}:
+                return True, nodes
+    return False, nodes
 
 
 def _dealer_bonus(deal: PlayedDeal, notes: list[str]) -> dict[str, Any] | None:

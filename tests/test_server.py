@@ -704,6 +704,14 @@ class TestClientCommand:
                               input=stdin, capture_output=True, text=True, timeout=60, cwd=PROJECT,
                               env={**os.environ, "PYTHONPATH": str(PROJECT)})
 
+    def test_health_to_an_output_that_cannot_be_written_is_one_line_and_exit_1(self, server):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "server.client", "health", "--address",
+                                   f"127.0.0.1:{server.port}"], stdout=full, stderr=subprocess.PIPE, text=True,
+                                  timeout=60, cwd=PROJECT)
+        assert (proc.returncode, proc.stderr) == \
+            (1, "python -m server.client: standard output: No space left on device\n")
+
     def test_solve_and_legal(self, server):
         lines = [json.dumps(POSITIONS[0]), "", json.dumps(bad(MALILLA_MID, trump="Z")), "not json",
                  json.dumps(POSITIONS[14])]

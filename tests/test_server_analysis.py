@@ -598,7 +598,10 @@ def test_client_command_takes_the_analysis_options(server):
         [analyze(capot_thrown(), Solver(SMALL), objective="score", single_dummy=2, seed=4).to_json()]
     for args, message in ((("analyze", "--seed", "4"), "--seed: no effect with --single-dummy 0 (the default)"),
                           (("solve", "--single-dummy", "2"), "--single-dummy: no effect with solve"),
-                          (("table", "--objective", "score"), "--objective: no effect with table")):
+                          (("table", "--objective", "score"), "--objective: no effect with table"),
+                          (("analyze", "--single-dummy", "-1"), "--single-dummy: -1 must be at least 0"),
+                          (("analyze", "--single-dummy", "5000000000"),
+                           "--single-dummy: 5000000000 is beyond the 32-bit whole numbers the service takes")):
         proc = run(*args)
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"

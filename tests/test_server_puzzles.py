@@ -6,6 +6,8 @@ import gc
 import json
 import logging
 import re
+import subprocess
+import sys
 import weakref
 
 import grpc
@@ -15,6 +17,7 @@ from server import convert
 from server._proto import pb
 from server.client import Client
 from server.tasks import MAX_ATTEMPTS
+from conftest import PROJECT
 from server_fixtures import cli_and_client, module_fixtures, violations, wait_until
 from solver import get_profile, puzzles
 from solver.puzzles import generate
@@ -94,6 +97,24 @@ def test_the_client_command_refuses_a_bad_option(server, args, message):
     _, client = cli_and_client(server, "puzzles", *args)
     assert (client.returncode, client.stdout) == (2, "")
     assert client.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--count", "5000000000"], "--count: 5000000000 is beyond the 32-bit whole numbers the service takes"),
+    (["--seed", str(1 << 64)], f"--seed: {1 << 64} is beyond the 64-bit whole numbers the service takes"),
+])
+def test_the_client_command_refuses_a_number_its_request_cannot_carry(args, message):
+    proc = subprocess.run([sys.executable, "-m", "server.client", "puzzles", *args, "--address", "127.0.0.1:1"],
+                          capture_output=True, text=True, timeout=120, cwd=PROJECT)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines()[-1] == f"python -m server.client: error: {message}"
+
+
+def test_the_client_command_needs_no_standard_input(server):
+    proc = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "server.client", "puzzles",
+                           "--count", "1", "--address", f"127.0.0.1:{server.port}"],
+                          capture_output=True, text=True, timeout=120, cwd=PROJECT)
+    assert (proc.returncode, len(proc.stdout.splitlines())) == (0, 1), proc.stderr
 
 
 def test_the_attempt_limit_ends_the_stream(stub):
