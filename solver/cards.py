@@ -172,5 +172,3 @@ def check_seat(seat: int) -> int:
 
 def seat_name(seat: int) -> str:
     return SEATS[seat]
-
-
