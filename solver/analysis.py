@@ -452,10 +452,10 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
             break
         sol = solver.solve(position, mode="all", objective=objective, timeout=timeout)
         nodes += sol.nodes
-        loses_capot, capot_nodes = _loses_capot(solver, start, position, sol, name, timeout)
-        nodes += capot_nodes
         won = position.points_won()
         assert sol.value is not None and won is not None   # mode "all"; the start has a history
+        loses_capot, capot_nodes = _loses_capot(solver, start, position, won, sol, name, timeout)
+        nodes += capot_nodes
         cards.append(CardAnalysis(
             index=index, card=name, seat=SEATS[seat], before=sol.value, after=sol.values[name],
             best=tuple(sol.best), values=sol.values, won=won, total=total, objective=objective,
@@ -505,28 +505,26 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
                     time.perf_counter() - began, objective)
 
 
-def _loses_capot(solver: Solver, start: Position, position: Position, sol: Solution, card: str,
-                 timeout: float | None) -> tuple[bool, int]:
-    """Does `card`, played in `position`, lose a capot: one its side would make, or one it would keep
-    the other side from making? And the nodes of the searches that tell it. `sol` is the card's own
-    search: in the deal-score objective its values tell it. Else, where a capot multiplies the score,
-    the mover has a choice of cards and the points say that a capot is at stake (the mover's side,
-    having lost no trick, can take every point left, or the other side, having lost none, keeps every
-    point left after `card`), a deal-score search asks which cards reach the capot (or stay clear of
-    the other side's)."""
+def _loses_capot(solver: Solver, start: Position, position: Position, won: tuple[int, int], sol: Solution,
+                 card: str, timeout: float | None) -> tuple[bool, int]:
+    """Does `card`, played in `position` (where each side has taken `won`), lose a capot: one its side
+    would make, or one it would keep the other side from making? And the nodes of the searches that
+    tell it. `sol` is the card's own search: in the deal-score objective its values tell it. Else,
+    where a capot multiplies the score, the mover has a choice of cards and the points say that a
+    capot is at stake (the mover's side, having lost no trick, can take every point left, or the
+    other side, having lost none, keeps every point left after `card`), a deal-score search asks
+    which cards reach the capot (or stay clear of the other side's)."""
     plain = plain_most(start)
     assert sol.value is not None   # mode "all"
     if sol.objective == "score":
         best, value = sol.value, sol.values[card]
         return best > plain >= value or best >= -plain > value, 0
-    won = position.points_won()
-    assert won is not None   # the start has a history
+    if position.profile.capot_multiplier == 1 or len(sol.cards) == 1:
+        return False, 0
     side, flags = position.to_move & 1, position.won_flags
     left = position.profile.total_points - sum(won)
     own_in_reach = not flags >> (side ^ 1) & 1 and sol.value == left
     theirs_in_reach = not flags >> side & 1 and sol.values[card] == 0
-    if position.profile.capot_multiplier == 1 or len(sol.cards) == 1:
-        return False, 0
     nodes = 0
     for in_reach, target in ((own_in_reach, plain + 1), (theirs_in_reach, -plain)):
         if in_reach:
