@@ -117,9 +117,10 @@ def _check_options(mode: str, objective: str, target: int | None) -> None:
         check_whole("target", target)
 
 
-def _check_bits(name: str, value: object, bits: int) -> None:
-    """Raise ValueError naming `name` unless `value` is a whole number of `bits` bits (signed)."""
-    check_whole(name, value)
+def _check_bits(name: str, value: object, bits: int, least: int | None = None) -> None:
+    """Raise ValueError naming `name` unless `value` is a whole number of `bits` bits (signed), and
+    at least `least` if given."""
+    check_whole(name, value, least)
     assert isinstance(value, int)
     if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
         raise ValueError(f"{name}: {quoted(value)} is beyond the {bits}-bit whole numbers the service takes")
@@ -339,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import sys
 
-    from solver.cli import comma_separated
+    from solver.cli import add_trumps
     from solver.jsonlines import read_stdin_as_utf8
     from solver.profiles import PROFILES
 
@@ -355,8 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-dummy", type=int, metavar="N",
                         help="analyze: each card's single-dummy verdict from N sampled layouts (default 0: none)")
     parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
-    parser.add_argument("--trumps", type=comma_separated, metavar="T,T",
-                        help="table: solve only these trumps, e.g. D,NT (default: every trump the game allows)")
+    add_trumps(parser, "table: ")
     parser.add_argument("--samples", type=int, help="advise: layouts of the hidden cards to solve (default 100)")
     parser.add_argument("--goal", type=int, help="advise: also report how often each card takes at least this "
                                                  "many points")
@@ -397,16 +397,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_timeout(args.timeout)
         check_token(args.token)
-        check_whole("--samples", samples, 1)
-        if args.goal is not None:
-            check_whole("--goal", args.goal, 0)
-        if args.single_dummy is not None:
-            check_whole("--single-dummy", args.single_dummy, 0)
-        for flag in ("--samples", "--goal", "--single-dummy", "--count", "--min-tricks", "--max-tricks", "--margin",
-                     "--max-attempts", "--seed"):   # what the request's fields can carry
+        for flag, least in (("--samples", 1), ("--goal", 0), ("--single-dummy", 0), ("--count", None),
+                            ("--min-tricks", None), ("--max-tricks", None), ("--margin", None),
+                            ("--max-attempts", None), ("--seed", None)):   # what the request's fields can carry
             value = getattr(args, flag[2:].replace("-", "_"))
             if value is not None:
-                _check_bits(flag, value, 64 if flag == "--seed" else 32)
+                _check_bits(flag, value, 64 if flag == "--seed" else 32, least)
         if args.trumps is not None:
             table_trumps(args.trumps)   # a trump of some game, none twice: each deal's game is checked with the deal
     except ValueError as e:

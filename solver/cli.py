@@ -426,8 +426,8 @@ def comma_separated(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
-def _add_trumps(parser: argparse.ArgumentParser, job: str = "") -> None:
-    """The --trumps flag of the table (`job`: "table: " where other jobs share the parser)."""
+def add_trumps(parser: argparse.ArgumentParser, job: str = "") -> None:
+    """The --trumps flag of the table (`job`: "table: " where other commands share the parser)."""
     parser.add_argument("--trumps", type=comma_separated, metavar="T,T",
                         help=f"{job}solve only these trumps, e.g. D,NT; par picks among them (default: every "
                              "trump the game allows)")
@@ -438,7 +438,7 @@ def _add_table(sub: Any) -> None:
     table = sub.add_parser("table", help="double-dummy values under every trump and leader, and par (JSON lines)")
     table.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
                        help="full deals as position JSON; trump and leader optional (default: stdin)")
-    _add_trumps(table)
+    add_trumps(table)
     table.add_argument("--pretty", action="store_true", help="a readable grid per deal")
     _add_memory(table)
     _add_threads(table)
@@ -489,7 +489,7 @@ def _add_batch(sub: Any) -> None:
     batch.add_argument("--min-tricks", type=int, help=f"puzzles: fewest tricks left (default {MIN_TRICKS})")
     batch.add_argument("--max-tricks", type=int, help=f"puzzles: most tricks left (default {MAX_TRICKS})")
     batch.add_argument("--margin", type=int, help=f"puzzles: shortfall of every other card (default {MARGIN})")
-    _add_trumps(batch, "table: ")
+    add_trumps(batch, "table: ")
     _add_memory(batch, per=" per worker")
     batch.add_argument("--timeout", type=float, help="seconds allowed per search (not for puzzles)")
     batch.add_argument("--progress", action="store_true", help="progress even when stderr is not a terminal")
