@@ -26,13 +26,19 @@ from .errors import BadRequest
 _OPTION_FIELDS = ("mode", "objective", "target")
 
 
+def _violation(e: ValueError) -> tuple[str, str]:
+    """A library refusal ``"name: problem"`` as the field violation (name, problem)."""
+    name, _, problem = str(e).partition(": ")
+    return name, problem
+
+
 def library_error(e: ValueError, prefix: str = "position") -> BadRequest:
     """A ValueError of the library as field violations in request terms (`prefix`: the request
     field that holds the position or deal)."""
     if isinstance(e, PositionError):
         return BadRequest([(convert.field_path(e.field, prefix), e.problem)])
-    name, sep, problem = str(e).partition(": ")
-    if sep and name in _OPTION_FIELDS:
+    name, problem = _violation(e)
+    if name in _OPTION_FIELDS:   # a message without a name is never one of them
         return BadRequest([(name, problem)])
     return BadRequest([("", str(e))])
 
@@ -200,14 +206,14 @@ def read_puzzles_request(request: pb.GeneratePuzzlesRequest) -> PuzzleTask:
     low = request.min_tricks if request.HasField("min_tricks") else MIN_TRICKS
     high = request.max_tricks if request.HasField("max_tricks") else MAX_TRICKS
     margin = request.margin if request.HasField("margin") else MARGIN
-    field = ""
+    refused = ""
     try:   # the trick range, as `malilla-dd puzzles` checks it; then the margin, which it bounds
         check_options(low, high, 1, PROFILES.get(game))
         check_options(low, high, margin, PROFILES.get(game))
     except ValueError as e:
-        field, _, problem = str(e).partition(": ")
-        violations.append((field, problem))
-    if margin < 1 and field != "margin":
+        violations.append(_violation(e))
+        refused = violations[-1][0]
+    if margin < 1 and refused != "margin":
         violations.append(("margin", f"{margin} must be at least 1"))
     asked = request.max_attempts if request.HasField("max_attempts") else None
     attempts = attempt_limit(max(request.count, 1), asked)
@@ -294,6 +300,5 @@ def read_table_request(request: pb.TableRequest) -> TableTask:
     try:
         trumps = table_trumps(list(request.trumps) or None, profile)
     except ValueError as e:
-        field, _, problem = str(e).partition(": ")
-        raise BadRequest([(field, problem)]) from None
+        raise BadRequest([_violation(e)]) from None
     return TableTask(deal, trumps)
