@@ -98,8 +98,7 @@ def _puzzle_options(options: dict[str, Any]) -> tuple[int, int, int]:
 def run_of(job: str, options: dict[str, Any], generate: tuple[str, int] | None = None) -> dict[str, Any]:
     """What decides a run's answers, kept on each output line: the job, its options (solve's
     mode, objective and target, the table's trumps, analyze's objective when not points, the puzzles'
-    trick range and margin) and the
-    generated stream."""
+    trick range and margin) and the generated stream."""
     run: dict[str, Any] = {"job": job}
     if job == "solve":
         run.update(mode=options.get("mode", "all"), objective=options.get("objective", "points"))
