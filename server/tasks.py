@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar
 
 from solver.advice import Advice, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
@@ -15,7 +15,7 @@ from solver.profiles import PROFILES, Profile, get_profile
 from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, attempt_limit, check_options,
                             generate_attempts)
 from solver.quoting import quoted
-from solver.solve import TARGET_MODES, Solution, Solver
+from solver.solve import TARGET_MODES, Searcher, Solution
 from solver.table import DDTable, read_table_input, table_of, table_trumps
 from solver.view import View
 
@@ -43,19 +43,6 @@ def library_error(e: ValueError, prefix: str = "position") -> BadRequest:
     return BadRequest([("", str(e))])
 
 
-class Searcher(Protocol):
-    """What a job's library call uses of a solver: a `Solver`, or what stands in for the worker's
-    (`server.jobs`'s `Budget` and `Steps`)."""
-
-    def solve(self, position: Position, mode: str = "all", objective: str = "points",
-              target: int | None = None, timeout: float | None = None) -> Solution: ...
-
-
-def _as_solver(solver: Searcher) -> Solver:
-    """`solver` for the library, which annotates a `Solver` but uses only its `solve`."""
-    return cast(Solver, solver)
-
-
 @dataclass
 class SolveTask:
     """One checked solve request."""
@@ -81,7 +68,7 @@ class AnalyzeTask:
     field: str = "deal"
 
     def run(self, solver: Searcher) -> Analysis:
-        return analyze(self.deal, _as_solver(solver), single_dummy=self.single_dummy, seed=self.seed,
+        return analyze(self.deal, solver, single_dummy=self.single_dummy, seed=self.seed,
                        objective=self.objective)
 
 
@@ -95,7 +82,7 @@ class TableTask:
     field: str = "deal"
 
     def run(self, solver: Searcher) -> DDTable:
-        return table_of(self.deal, _as_solver(solver), trumps=self.trumps)
+        return table_of(self.deal, solver, trumps=self.trumps)
 
 
 @dataclass
@@ -118,7 +105,7 @@ class PuzzleTask:
         said = attempts = found = 0
         for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
                                                          self.min_tricks, self.max_tricks, self.margin,
-                                                         _as_solver(solver), self.max_attempts):
+                                                         solver, self.max_attempts):
             if puzzle is not None:
                 yield "puzzle", puzzle
             if attempts % self.progress_every == 0 or puzzle is not None:
@@ -144,7 +131,7 @@ class AdviseTask:
     def items(self, solver: Searcher) -> Iterator[Advice | None]:
         """The partial advice every `every` samples, then the final one; None after a drawn
         layout that gives neither."""
-        return advice_steps(self.view, self.samples, self.seed, self.goal, _as_solver(solver), self.every)
+        return advice_steps(self.view, self.samples, self.seed, self.goal, solver, self.every)
 
 
 T = TypeVar("T")

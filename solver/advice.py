@@ -22,7 +22,7 @@ from .cards import SEATS, card_name, cards_of, parse_card, sort_key
 from .checks import check_whole
 from .deal import seeded
 from .layouts import AdviceError, count_layouts, draw_limit, drawn_layouts, sample_layout
-from .solve import Solver, check_timeout, default_solver, solver_given
+from .solve import Searcher, check_timeout, default_solver, solver_given
 from .view import View
 
 __all__ = ["CardAdvice", "Advice", "advise", "advise_iter", "advice_steps", "verdict", "VERDICTS"]
@@ -123,7 +123,7 @@ def _summarise(view: View, tallies: dict[str, _Tally], samples: int, goal: int |
 
 
 def advise_iter(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
-                solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
+                solver: Searcher | None = None, every: int = 10, max_attempts: int | None = None,
                 timeout: float | None = None) -> Iterator[Advice]:
     """Partial advice every `every` samples (`done=False`), then the final advice (`done=True`).
     A bad view or option is refused at the call, before any advice is asked for."""
@@ -132,7 +132,7 @@ def advise_iter(view: View | dict[str, Any] | str | bytes, samples: int = 100, s
 
 
 def advice_steps(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
-                 solver: Solver | None = None, every: int = 10, max_attempts: int | None = None,
+                 solver: Searcher | None = None, every: int = 10, max_attempts: int | None = None,
                  timeout: float | None = None) -> Iterator[Advice | None]:
     """As `advise_iter`, with None after each drawn layout that gives no advice: a caller
     that works in short steps can pause between any two layouts."""
@@ -152,7 +152,7 @@ def advice_steps(view: View | dict[str, Any] | str | bytes, samples: int = 100, 
                          max_attempts, timeout)
 
 
-def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Solver, every: int,
+def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver: Searcher, every: int,
                   max_attempts: int | None, timeout: float | None) -> Iterator[Advice | None]:
     layouts = count_layouts(view)
     legal, _, _ = view.position(sample_layout(view, seeded(seed))).legal_mask()
@@ -178,7 +178,7 @@ def _advice_steps(view: View, samples: int, seed: int, goal: int | None, solver:
 
 
 def advise(view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
-           solver: Solver | None = None, progress: Callable[[int], object] | None = None,
+           solver: Searcher | None = None, progress: Callable[[int], object] | None = None,
            max_attempts: int | None = None, timeout: float | None = None) -> Advice:
     """The advice after `samples` layouts (see the module's docstring); `progress(n)` after each sample."""
     last = None

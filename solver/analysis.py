@@ -37,7 +37,7 @@ from .position import Position, card_texts, check_dealer_holds_trump, read_deale
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
-from .solve import OBJECTIVES, Solution, Solver, default_solver, solver_given
+from .solve import OBJECTIVES, Searcher, Solution, default_solver, solver_given
 
 __all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
            "Analysis", "analyze", "perfect_score", "plain_most", "side_pair", "SummaryTotals", "format_summary",
@@ -64,7 +64,7 @@ def plain_most(start: Position) -> int:
     return (profile.total_points - profile.half) * deal_multiplier(profile, start.trump, start.pending_doubling)
 
 
-def perfect_score(solver: Solver, start: Position, points_ns: int | None = None,
+def perfect_score(solver: Searcher, start: Position, points_ns: int | None = None,
                   timeout: float | None = None) -> tuple[tuple[int, int], bool]:
     """Match points each side scores (N-S, E-W) when both play perfectly from `start`, and
     whether the winners take every trick.
@@ -413,7 +413,7 @@ def play_card(position: Position, index: int, name: str) -> Position:
         raise IllegalPlay(f"play[{index}]", e.problem) from None
 
 
-def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | None = None,
+def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | None = None,
             timeout: float | None = None, single_dummy: int = 0, seed: int = 0,
             objective: str = "points") -> Analysis:
     """Analyse a played deal card by card (see the module's docstring).
@@ -505,7 +505,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Solver | No
                     time.perf_counter() - began, objective)
 
 
-def _loses_capot(solver: Solver, start: Position, position: Position, won: tuple[int, int], sol: Solution,
+def _loses_capot(solver: Searcher, start: Position, position: Position, won: tuple[int, int], sol: Solution,
                  card: str, timeout: float | None) -> tuple[bool, int]:
     """Does `card`, played in `position` (where each side has taken `won`), lose a capot: one its side
     would make, or one it would keep the other side from making? And the nodes of the searches that
@@ -565,7 +565,7 @@ def _penalty(profile: Profile, illegal: IllegalCard | None, notes: list[str]) ->
                     "win it"}
 
 
-def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Solver,
+def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, seed: int, solver: Searcher,
                    timeout: float | None) -> list[CardAnalysis]:
     """The cards with their single-dummy verdicts (forced cards get none: there was no choice)."""
     from .advice import advise, verdict

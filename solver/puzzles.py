@@ -69,7 +69,7 @@ from .profiles import LONGEST_DEAL, Profile, as_profile
 from .quoting import quoted
 from .rules import trump_index
 from .scoring import points_range
-from .solve import Solution, Solver, solver_given
+from .solve import Searcher, Solution, Solver, solver_given
 from .text import diagram, tricks_text
 
 __all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
@@ -114,7 +114,7 @@ def _winning_group(solution: Solution, goal: int, margin: int) -> tuple[str, ...
     return reaching[0]
 
 
-def _best_card(solver: Solver, position: Position) -> str:
+def _best_card(solver: Searcher, position: Position) -> str:
     """The first optimal card in card order: exact values, so it never depends on the table's contents."""
     return solver.solve(position, mode="all").best[0]
 
@@ -123,7 +123,7 @@ Decision = tuple[Position, tuple[str, ...], tuple[tuple[str, ...], ...]]
 """A choice of the solving side: the position, its winning group and every legal group."""
 
 
-def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[list[str], list[Decision]] | None:
+def _walk(position: Position, goal: int, margin: int, solver: Searcher) -> tuple[list[str], list[Decision]] | None:
     """Follow the line from `position`; return (line, decisions) or None when a choice is not unique.
 
     decisions: (position, winning group, legal groups) of each solving-side choice with >1 group.
@@ -161,7 +161,7 @@ def _walk(position: Position, goal: int, margin: int, solver: Solver) -> tuple[l
     return line, decisions
 
 
-def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = MARGIN, solver: Solver | None = None,
+def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = MARGIN, solver: Searcher | None = None,
                    node_solver: Solver | None = None) -> Puzzle | None:
     """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
     check_whole("margin", margin, 1)
@@ -237,7 +237,7 @@ def _restricted(position: Position) -> tuple[int, int, int, int]:
     return reason, mask, hand, follow
 
 
-def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Solver | None = None) -> tuple[str, ...]:
+def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Searcher | None = None) -> tuple[str, ...]:
     """The theme tags of the line played from `position` (see the module docstring)."""
     R = _core.Reason
     side = position.to_move & 1
@@ -274,7 +274,7 @@ def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Solve
     return tuple(t for t in TAGS if t in tags)
 
 
-def _throw_in(position: Position, side: int, solver: Solver) -> bool:
+def _throw_in(position: Position, side: int, solver: Searcher) -> bool:
     """Every lead of the defender on lead gives the solving side the trick with card points."""
     for lead in position.legal_moves():
         p = position.play(lead)
@@ -299,7 +299,7 @@ def _tricks_left(position: Position) -> int:
 
 
 def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
-             max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Solver | None = None, max_attempts: int | None = None,
+             max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Searcher | None = None, max_attempts: int | None = None,
              progress: Callable[[int, int], None] | None = None) -> Iterator[Puzzle]:
     """`count` puzzles from random deals of `profile` (or a game's name), deterministic for `seed`.
 
@@ -324,7 +324,7 @@ def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
 
 
 def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
-                      max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Solver | None = None,
+                      max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Searcher | None = None,
                       max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
     """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
     that attempt found or None). Bad options are refused at the call."""
@@ -344,7 +344,7 @@ def attempt_limit(count: int, max_attempts: int | None) -> int:
 
 
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
-              solver: Solver, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
+              solver: Searcher, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
     node_solver = Solver(NODE_MEMORY)
     rng = seeded(seed)
     found = attempts = 0
@@ -362,7 +362,7 @@ def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tric
 
 def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = MIN_TRICKS, max_tricks: int = MAX_TRICKS,
          margin: int = MARGIN,
-         solver: Solver | None = None) -> Iterator[Puzzle]:
+         solver: Searcher | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
     reads it: the start position JSON plus `play`). A bad deal or option is refused at the call."""
     record = played if isinstance(played, PlayedDeal) else PlayedDeal.from_json(played)
@@ -376,7 +376,7 @@ def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = MI
 
 
 def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: int,
-           solver: Solver) -> Iterator[Puzzle]:
+           solver: Searcher) -> Iterator[Puzzle]:
     node_solver = Solver(NODE_MEMORY)
     for p in positions:
         if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from . import _core
 from .cards import card_names, sort_key
@@ -29,7 +29,7 @@ from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "TARGET_MODES",
            "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_threads",
-           "check_timeout", "solver_given"]
+           "check_timeout", "solver_given", "Searcher"]
 
 SearchStopped = _core.SearchStopped
 
@@ -338,10 +338,20 @@ class Solver:
         )
 
 
+class Searcher(Protocol):
+    """What the tools (`analyze`, `table_of`, `advise`, the puzzles) use of a solver: its `solve`.
+    A `Solver`, or anything with the same `solve`, such as one that keeps a budget of time."""
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution: ...
+
+
+SearcherT = TypeVar("SearcherT", bound=Searcher)
+
 _local = threading.local()
 
 
-def solver_given(solver: Solver | None, otherwise: Callable[[], Solver]) -> Solver:
+def solver_given(solver: SearcherT | None, otherwise: Callable[[], SearcherT]) -> SearcherT:
     """`solver`, or `otherwise()` when it is None; ValueError naming `solver` for an object
     that has no `solve` (anything with one may stand in for a Solver)."""
     if solver is None:

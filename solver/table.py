@@ -26,7 +26,7 @@ from .position import Position, check_dealer_holds_trump, holds_suit, read_deale
 from .profiles import PROFILES, Profile
 from .quoting import quoted
 from .scoring import SIDE_NAMES
-from .solve import Solver, default_solver, solver_given
+from .solve import Searcher, default_solver, solver_given
 from .text import diagram
 
 __all__ = ["TableEntry", "TrumpWorth", "Par", "DDTable", "dd_table", "read_table_input", "table_of", "table_trumps"]
@@ -240,7 +240,7 @@ def table_trumps(trumps: Sequence[str] | None, profile: Profile | None = None) -
     return tuple(t for t in allowed if t in asked)
 
 
-def dd_table(position: Position, solver: Solver | None = None, dealers: tuple[int, ...] | None = None,
+def dd_table(position: Position, solver: Searcher | None = None, dealers: tuple[int, ...] | None = None,
              timeout: float | None = None, trumps: Sequence[str] | None = None) -> DDTable:
     """The table of a full deal (the position's hands at the first lead), with par for `dealers`.
 
@@ -332,7 +332,7 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
     return position, (position.trump if trump is not None else None), dealers
 
 
-def table_of(obj: Position | str | bytes | dict[str, Any], solver: Solver | None = None,
+def table_of(obj: Position | str | bytes | dict[str, Any], solver: Searcher | None = None,
              timeout: float | None = None, trumps: Sequence[str] | None = None) -> DDTable:
     """`read_table_input` then `dd_table`: the table of a deal (its JSON, or the `Position`
     at its first lead), under every trump or each of `trumps`."""
