@@ -38,6 +38,7 @@ include "core/table.pxi"
 include "core/ordering.pxi"
 include "core/bounds.pxi"
 include "core/search.pxi"
+include "core/perft.pxi"
 include "core/threads.pxi"
 include "core/splits.pxi"
 include "core/root.pxi"
@@ -237,6 +238,55 @@ def replay(Rules rules, tuple hands, int trump, int leader, int led, tuple cards
             return i
         play_card(&rules.r, &st, c, &u)
     return len(cards)
+
+
+cdef extern from "Python.h":
+    int check_signals "PyErr_CheckSignals"()   # -1, with the error set, when a handler raised
+
+
+cdef bint signal_raised() noexcept nogil:
+    """Did a signal handler raise (Ctrl-C)? Its error is then pending, for `raise_pending`."""
+    with gil:
+        return check_signals() == -1
+
+
+cdef int raise_pending() except -1:
+    """Raise the error a signal handler left pending."""
+    return -1
+
+
+def count_plays(Rules rules, tuple hands, int trump, int leader, tuple trick, int led, int depth,
+                double timeout=0.0):
+    """[(card, the legal sequences of `depth` cards, at least 1, that begin with it)] for each
+    legal card of the player to move, `depth` at most the cards left. Raises SearchStopped past
+    `timeout` seconds (0: no limit), and what a signal handler raises (KeyboardInterrupt)."""
+    cdef State st
+    cdef Count n
+    cdef uint64_t moves, before
+    cdef int c, reason, winning
+    cdef Undo u
+    cdef list out = []
+    fill_state(&st, hands, trump, leader, trick, led, 0)
+    memset(&n, 0, sizeof(Count))
+    n.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
+    moves = legal_mask(&rules.r, &st, to_move(&rules.r, &st), &reason, &winning)
+    while moves:
+        c = ctz64(moves)
+        moves &= moves - 1
+        before = n.leaves
+        if depth == 1:
+            n.leaves += 1
+        else:
+            play_card(&rules.r, &st, c, &u)
+            with nogil:
+                count_leaves(&rules.r, &st, depth - 1, &n)
+            unplay_card(&rules.r, &st, c, &u)
+        if n.stopped == INTERRUPTED:
+            raise_pending()
+        if n.stopped == PAST_DEADLINE:
+            raise SearchStopped(f"the count took more than the {timeout:g} s allowed")
+        out.append((c, n.leaves - before))
+    return out
 
 
 def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):

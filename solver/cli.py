@@ -54,6 +54,16 @@ def cmd_legal(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_perft(args: argparse.Namespace) -> int:
+    from .perft import perft
+
+    def answer(line: str) -> dict[str, Any]:
+        return perft(Position.from_json(line, strict=not args.lenient), args.depth, args.timeout).to_json()
+
+    _json_lines(args.input, answer, sys.stdout)
+    return 0
+
+
 def pretty(position: Position, solution: Solution, seconds: float) -> str:
     """A table of the cards and their margins for a person."""
     p = position.profile
@@ -374,6 +384,19 @@ def _add_legal(sub: Any) -> None:
     legal.set_defaults(func=cmd_legal)
 
 
+def _add_perft(sub: Any) -> None:
+    """The subcommand `perft`: the legal sequences of cards from positions, counted."""
+    perft = sub.add_parser("perft", help="count the legal ways to play the next cards, by first card (JSON lines)")
+    perft.add_argument("input", nargs="?", type=input_file, default=sys.stdin,
+                       help="positions as JSON lines (default: stdin)")
+    perft.add_argument("--depth", type=int, required=True, metavar="N",
+                       help="cards to play: 1 up to the cards left (the count grows about fivefold a card)")
+    perft.add_argument("--timeout", type=float, help="seconds allowed per position")
+    perft.add_argument("--lenient", action="store_true",
+                       help="do not check hand sizes against each other (abstract positions)")
+    perft.set_defaults(func=cmd_perft)
+
+
 def _add_solve(sub: Any) -> None:
     """The subcommand `solve`: double-dummy values of positions."""
     solve = sub.add_parser("solve", help="double-dummy values of each position (JSON lines)")
@@ -521,6 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_legal(sub)
+    _add_perft(sub)
     _add_solve(sub)
     _add_demo(sub)
     _add_analyze(sub)
@@ -563,6 +587,8 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.command == "analyze":
         check_whole("--single-dummy", args.single_dummy, 0)
         _refuse_unused(args, {"--seed": "seed"}, not args.single_dummy, "--single-dummy 0 (the default)")
+    if args.command == "perft":
+        check_whole("--depth", args.depth, 1)
     if args.command == "advise":
         check_whole("--samples", args.samples, 1)
         if args.goal is not None:

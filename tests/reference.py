@@ -169,6 +169,13 @@ def play(state: State, card: str) -> tuple[State, int]:
     return replace(state, hands=tuple(hands), trick=(), leader=winner, led=led), ns
 
 
+def perft(state: State, depth: int) -> int:
+    """The legal sequences of the next `depth` cards."""
+    if depth == 0:
+        return 1
+    return sum(perft(play(state, card)[0], depth - 1) for card in legal(state))
+
+
 def remaining_points(state: State) -> int:
     """Everything still to be shared: cards in hands and trick, and the tricks' bonuses."""
     g = state.game

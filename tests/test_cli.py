@@ -19,6 +19,7 @@ from solver import Position, PositionError, get_profile
 from solver.cli import build_parser
 from solver.deal import deal
 from solver.failures import write_file
+from solver.perft import perft
 from solver.solve import Solver
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
@@ -120,6 +121,37 @@ class TestLegalCommand:
         expected = [{"legal": o["legal"]} for o in objs]
         assert answers(run("legal", str(path))) == expected
         assert answers(run("legal", stdin=text)) == expected
+
+
+class TestPerftCommand:
+    def test_counts_each_line_as_the_library_does_and_survives_a_bad_one(self):
+        objs = load_vectors("full")[:2] + legal_lines(2)
+        stdin, expected = with_bad_line(objs)
+        got = answers(run("perft", "--depth", "3", stdin=stdin))
+        assert len(got) == len(expected)
+        for obj, line in zip(expected, got):
+            if obj is None:
+                assert "error" in line
+            else:
+                assert line == perft(Position.from_json(obj), 3).to_json()
+                assert line["total"] == sum(line["cards"].values()) > 0
+
+    def test_a_depth_beyond_the_cards_left_is_an_error_line(self):
+        obj = load_vectors("full")[0]
+        got = answers(run("perft", "--depth", "41", stdin=json.dumps(obj) + "\n"))
+        assert got == [{"error": "depth: 41 is more than the 40 cards left to play"}]
+
+    def test_a_depth_below_one_is_refused_before_any_input(self):
+        proc = run("perft", "--depth", "0")
+        assert proc.returncode == 2 and "--depth: 0 must be at least 1" in proc.stderr
+
+    def test_ctrl_c_stops_a_long_count(self, tmp_path):
+        position = tmp_path / "deal.jsonl"
+        position.write_text(json.dumps(load_vectors("full")[0]) + "\n")
+        started = time.monotonic()
+        code, err = interrupted("solver.cli", ["perft", "--depth", "30"],
+                                lambda: time.monotonic() - started > 2, stdin=position)
+        assert (code, err) == (130, "malilla-dd perft: interrupted\n")
 
 
 @pytest.mark.parametrize("command", [["legal"], ["solve"], ["analyze"], ["table"], ["advise"]])

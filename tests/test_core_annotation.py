@@ -29,7 +29,7 @@ def annotations(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_part_is_included():
     text = (SOLVER / "_core.pyx").read_text()
-    assert PARTS == ["bounds", "cards", "checks", "moves", "ordering", "root", "scoring", "search", "splits", "table", "threads"]
+    assert PARTS == ["bounds", "cards", "checks", "moves", "ordering", "perft", "root", "scoring", "search", "splits", "table", "threads"]
     assert [f'include "core/{part}.pxi"' in text for part in PARTS] == [True] * len(PARTS)
 
 

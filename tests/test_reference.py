@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import assert_modes_agree, assert_targets
 from solver import IllegalPlay, Position
+from solver.perft import perft
 from solver.profiles import MALILLA, MANILLE, MAX_KEYED_RANKS, Profile
 from solver.solve import Solver
 
@@ -87,29 +88,30 @@ def quasi_twins(state: ref.State) -> Iterator[tuple[ref.State, int]]:
                 yield replace(state, hands=tuple(hands)), game.card_points(y) - game.card_points(x)
 
 
+def state_of(obj) -> ref.State:
+    """The reference's state of a vector line."""
+    game = ref.GAMES[obj["game"]]
+    hands = tuple(frozenset(obj["hands"][s].split()) for s in "NESW")
+    led = set(obj.get("led_suits", ""))
+    if obj["trick"]:
+        led.add(obj["trick"][0][-1])
+    return ref.State(game, obj["trump"], hands, obj["leader"], tuple(obj["trick"]), frozenset(led))
+
+
 class TestReferenceAgreesWithSharedVectors:
     """The reference itself is checked against the independent vectors, so that a disagreement
     below points at the project, not at the reference."""
 
-    @staticmethod
-    def state_of(obj) -> ref.State:
-        game = ref.GAMES[obj["game"]]
-        hands = tuple(frozenset(obj["hands"][s].split()) for s in "NESW")
-        led = set(obj.get("led_suits", ""))
-        if obj["trick"]:
-            led.add(obj["trick"][0][-1])
-        return ref.State(game, obj["trump"], hands, obj["leader"], tuple(obj["trick"]), frozenset(led))
-
     def test_legal_moves(self, vector_lines):
         lines = vector_lines("legal") + vector_lines("rules")
         assert len(lines) > 500
-        wrong = [i for i, obj in enumerate(lines) if ref.legal(self.state_of(obj)) != obj["legal"]]
+        wrong = [i for i, obj in enumerate(lines) if ref.legal(state_of(obj)) != obj["legal"]]
         assert wrong == []
 
     def test_values_of_three_trick_endgames(self, vector_lines):
         lines = vector_lines("endgames3")
         assert len(lines) > 100
-        wrong = [i for i, obj in enumerate(lines) if ref.card_values(self.state_of(obj)) != obj["values"]]
+        wrong = [i for i, obj in enumerate(lines) if ref.card_values(state_of(obj)) != obj["values"]]
         assert wrong == []
 
 
@@ -153,6 +155,29 @@ class TestLegalMovesAlongPlayouts:
             for card in expected:
                 stack.append((ref.play(state, card)[0], pos.play(card)))
         assert seen
+
+
+class TestPerft:
+    """The legal sequences of cards the core counts, against the reference's plain recursion."""
+
+    @staticmethod
+    def assert_counts(state: ref.State, depth: int) -> None:
+        counted = perft(position(state), depth)
+        expected = {card: ref.perft(ref.play(state, card)[0], depth - 1) for card in ref.legal(state)}
+        assert counted.cards == expected, state.to_json()
+        assert counted.total == sum(expected.values())
+
+    @settings(max_examples=300, **SETTINGS)
+    @given(state=any_endgame(), data=st.data())
+    def test_random_endgames_card_by_card(self, state, data):
+        left = sum(len(h) for h in state.hands)
+        self.assert_counts(state, data.draw(st.integers(1, min(left, 8))))
+
+    def test_full_deals_of_the_vectors_to_two_tricks(self, vector_lines):
+        lines = vector_lines("full")
+        assert len(lines) >= 10
+        for obj in lines:
+            self.assert_counts(state_of(obj), 8)
 
 
 class TestValuesOfEveryCard:

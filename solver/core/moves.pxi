@@ -82,8 +82,8 @@ cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
     play_card(&X.rules, &X.st, c, u)
 
 
-cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
-    cdef State* st = &X.st
+cdef inline void unplay_card(const RuleFlags* r, State* st, int c, const Undo* u) noexcept nogil:
+    """Take back c, the last card played (`play_card` filled `u`)."""
     cdef int i
     if u.completed:
         for i in range(4):
@@ -92,5 +92,9 @@ cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
         st.leader = u.leader
         st.won = u.won
     pop_card(st, u.win)
-    st.hands[to_move(&X.rules, st)] |= bit(c)
+    st.hands[to_move(r, st)] |= bit(c)
     st.led = u.led
+
+
+cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
+    unplay_card(&X.rules, &X.st, c, u)
