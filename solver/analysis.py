@@ -69,12 +69,14 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
     """Match points each side scores (N-S, E-W) when both play perfectly from `start`, and
     whether the winners take every trick.
 
-    Where a capot multiplies the score (Manille) this is a search with the
-    deal-score objective, so that a capot outranks a plain win; elsewhere the
-    double-dummy points decide it (`points_ns`, searched when not given).
+    Where a capot multiplies the score (Manille) a search with the deal-score
+    objective decides it, so that a capot outranks a plain win, unless the
+    double-dummy points `points_ns` rule a capot out: it takes every point,
+    so only N-S at 0 or at the deal's total can make one. Elsewhere the points
+    decide it (`points_ns`, searched when not given).
     """
     profile = start.profile
-    if profile.capot_multiplier > 1:
+    if profile.capot_multiplier > 1 and points_ns in (None, 0, profile.total_points):
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
         assert sol.value is not None   # mode "best" values the position
         signed = sol.value if start.to_move % 2 == 0 else -sol.value

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
-from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary
+from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary, perfect_score, plain_most
 from solver.cards import SEATS, card_points, parse_card
 from solver.deal import deal as dealt
 from solver.scoring import score_deal, side_score
@@ -362,6 +362,31 @@ class TestResult:
             assert r.dd_score == ((signed, 0) if signed > 0 else (0, -signed))
             doubled = analyze({**obj, "pending_doubling": True}, Solver()).result
             assert doubled.dd_score == (2 * r.dd_score[0], 2 * r.dd_score[1])
+
+    @settings(max_examples=30, deadline=None)
+    @given(seed=st.integers(0, 10 ** 6), trump=st.sampled_from(["S", "H", "D", "C", "NT"]), pending=st.booleans())
+    def test_manille_points_short_of_a_capot_give_the_deal_score_without_its_search(
+            self, seed: int, trump: str, pending: bool) -> None:
+        """A capot takes every point: the points strictly between none and all score as the deal-score
+        search does, and only points that leave a capot possible ask it."""
+        asked: list[str] = []
+
+        class Recording(Solver):
+            def solve(self, *args, **kwargs):
+                asked.append(kwargs.get("objective", "points"))
+                return super().solve(*args, **kwargs)
+
+        obj = dealt(MANILLE, seed, trump=trump).to_position_json()
+        start = Position.from_json({**obj, "pending_doubling": pending})
+        value = Solver(SMALL).solve(start, mode="best").value
+        ns = value if start.to_move % 2 == 0 else MANILLE.total_points - value
+        signed = Solver(SMALL).solve(start, mode="best", objective="score").value
+        if start.to_move % 2:
+            signed = -signed
+        score, capot = perfect_score(Recording(SMALL), start, ns)
+        assert score == ((signed, 0) if signed > 0 else (0, -signed))
+        assert capot == (abs(signed) > plain_most(start))
+        assert asked == ([] if 0 < ns < MANILLE.total_points else ["score"])
 
     def test_manille_pending_doubling_doubles_the_actual_score(self) -> None:
         obj = played_deal("manille", 2, pending_doubling=True)
