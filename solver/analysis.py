@@ -65,9 +65,9 @@ def plain_most(start: Position) -> int:
 
 
 def perfect_score(solver: Searcher, start: Position, points_ns: int | None = None,
-                  timeout: float | None = None) -> tuple[tuple[int, int], bool]:
-    """Match points each side scores (N-S, E-W) when both play perfectly from `start`, and
-    whether the winners take every trick.
+                  timeout: float | None = None) -> tuple[tuple[int, int], bool, int]:
+    """Match points each side scores (N-S, E-W) when both play perfectly from `start`,
+    whether the winners take every trick, and the nodes searched to tell it.
 
     Where a capot multiplies the score (Manille) a search with the deal-score
     objective decides it, so that a capot outranks a plain win, unless the
@@ -80,16 +80,16 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
         assert sol.value is not None   # mode "best" values the position
         signed = sol.value if start.to_move % 2 == 0 else -sol.value
-        capot = abs(signed) > plain_most(start)
-    else:
-        if points_ns is None:
-            value = solver.solve(start, mode="best", timeout=timeout).value
-            assert value is not None   # mode "best" values the position
-            points_ns = value if start.to_move % 2 == 0 else profile.total_points - value
-        won = max(points_ns, profile.total_points - points_ns)
-        capot = profile.trick_bonus > 0 and won == profile.total_points
-        signed = side_score(profile, points_ns, capot, start.trump, start.pending_doubling)
-    return _signed_to_pair(signed), capot
+        return _signed_to_pair(signed), abs(signed) > plain_most(start), sol.nodes
+    nodes = 0
+    if points_ns is None:
+        sol = solver.solve(start, mode="best", timeout=timeout)
+        assert sol.value is not None   # mode "best" values the position
+        points_ns = sol.value if start.to_move % 2 == 0 else profile.total_points - sol.value
+        nodes = sol.nodes
+    won = max(points_ns, profile.total_points - points_ns)
+    capot = profile.trick_bonus > 0 and won == profile.total_points
+    return _signed_to_pair(side_score(profile, points_ns, capot, start.trump, start.pending_doubling)), capot, nodes
 
 
 # ---------------------------------------------------------------- input
@@ -474,7 +474,8 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
         assert sol.value is not None   # mode "best" values the position
         ns = sol.value if start.to_move % 2 == 0 else total - sol.value
         dd_points = (ns, total - ns)
-    dd_score, dd_capot = perfect_score(solver, start, dd_points[0], timeout)
+    dd_score, dd_capot, score_nodes = perfect_score(solver, start, dd_points[0], timeout)
+    nodes += score_nodes
     if cards:
         projected = cards[-1].deal_value()
     else:

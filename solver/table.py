@@ -286,7 +286,8 @@ def dd_table(position: Position, solver: Searcher | None = None, dealers: tuple[
                 continue   # the dealer's shown card, whose suit is trump, cannot be of it
             leader = profile.seat_after(d)
             start = _variant(position, trump, leader)
-            score, capot = perfect_score(solver, start, row[leader], timeout)
+            score, capot, score_nodes = perfect_score(solver, start, row[leader], timeout)
+            nodes += score_nodes
             par_choices[d].append(TrumpWorth(trump, (row[leader], total - row[leader]), score, capot, d % 2))
     par = tuple(Par(SEATS[d], SEATS[profile.seat_after(d)], not profile.trump_from_dealer_card,
                     tuple(par_choices[d]), position.pending_doubling) for d in dealers)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import Position, get_profile
+from solver import Position, Solver, get_profile
 from solver.deal import deal, random_play
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -149,6 +149,17 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
     obj["play"] = random_play(Position.from_json(obj), random.Random(seed), cards)
     obj.update(extra)
     return obj
+
+
+class CountingSolver(Solver):
+    """A Solver that adds up the nodes of every search it runs, in `searched`."""
+
+    searched = 0
+
+    def solve(self, *args, **kwargs):
+        sol = super().solve(*args, **kwargs)
+        self.searched += sol.nodes
+        return sol
 
 
 def capot_thrown() -> dict:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import capot_thrown, load_vectors, played_deal, start_of
+from conftest import CountingSolver, capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary, perfect_score, plain_most
 from solver.cards import SEATS, card_points, parse_card
@@ -320,6 +320,14 @@ class TestPartialDeals:
 
 
 class TestResult:
+    @pytest.mark.parametrize("obj, objective", [
+        (played_deal("manille", 3), "points"), (played_deal("manille", 3), "score"),
+        (capot_thrown(), "points"), (capot_thrown(), "score"), (played_deal("malilla", 2, 12), "points")])
+    def test_nodes_count_every_search_of_the_analysis(self, obj: dict, objective: str) -> None:
+        solver = CountingSolver(SMALL)
+        analysis = analyze(obj, solver, objective=objective)
+        assert analysis.nodes == solver.searched > 0
+
     def test_complete_malilla_deal_is_scored(self) -> None:
         obj = played_deal("malilla", 6)
         analysis = analyze(obj, Solver())
@@ -383,7 +391,7 @@ class TestResult:
         signed = Solver(SMALL).solve(start, mode="best", objective="score").value
         if start.to_move % 2:
             signed = -signed
-        score, capot = perfect_score(Recording(SMALL), start, ns)
+        score, capot, _ = perfect_score(Recording(SMALL), start, ns)
         assert score == ((signed, 0) if signed > 0 else (0, -signed))
         assert capot == (abs(signed) > plain_most(start))
         assert asked == ([] if 0 < ns < MANILLE.total_points else ["score"])

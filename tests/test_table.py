@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import load_vectors, played_deal, start_of
+from conftest import CountingSolver, capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, Position, PositionError, get_profile
 from solver.cards import SEATS
 from solver.cards import trump_choices
@@ -31,6 +31,12 @@ def manille_capot_table():
 
 
 class TestTable:
+    @pytest.mark.parametrize("obj", [played_deal("malilla", 4), capot_thrown()], ids=["malilla", "manille-capot"])
+    def test_nodes_count_every_search_of_the_table_and_par(self, obj: dict) -> None:
+        solver = CountingSolver(SMALL)
+        table = table_of(start_of(obj), solver)
+        assert table.nodes == solver.searched > 0
+
     @pytest.mark.parametrize("index", range(12))
     def test_the_vectors_cell_is_the_vector_value(self, index: int) -> None:
         line = load_vectors("full")[index]
