@@ -41,6 +41,7 @@ cdef struct RuleFlags:
 
 cdef struct State:
     uint64_t hands[4]       # seat N=0 E=1 S=2 W=3
+    uint64_t in_play        # the cards still in play: in the hands and in the trick in progress
     int trump               # 0..3, NO_TRUMP
     int leader
     int ntrick
@@ -57,6 +58,7 @@ cdef struct Undo:
     int win
     int ns                  # points the completed trick gave N-S
     int trick[4]
+    uint64_t in_play        # the cards in play before the trick completed
 
 cdef struct Entry:
     uint32_t key[4]         # the key (see table_key), in 32-bit halves

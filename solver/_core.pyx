@@ -170,6 +170,9 @@ cdef void fill_state(State* st, tuple hands, int trump, int leader, tuple trick,
     st.win = winner_index(st.trick, st.ntrick, trump)
     st.led = led
     st.won = won
+    st.in_play = held(st)
+    for i in range(st.ntrick):
+        st.in_play |= bit(st.trick[i])
 
 
 def legal_moves(Rules rules, tuple hands, int trump, int leader, tuple trick, int led):
@@ -459,7 +462,7 @@ cdef class Core:
             self.clear()
             self.signature = signature
         if X.tt.used == 0:
-            tt_reserve(&X.tt, popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]))
+            tt_reserve(&X.tt, popcount64(held(&X.st)))
         for i in range(4):
             X.tt.holders[i] |= X.st.hands[i] & X.rules.high
         if X.stop:   # a cancel before this search: it is taken here

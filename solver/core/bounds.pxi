@@ -4,12 +4,8 @@
 
 cdef inline int remaining(const Ctx* X) noexcept nogil:
     """N-S-independent total of the points still to be shared."""
-    cdef const State* st = &X.st
-    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef int total = mask_points(&X.rules, all_cards), i
-    for i in range(st.ntrick):
-        total += X.rules.pts[st.trick[i]]
-    return total + X.rules.trick_bonus * ((popcount64(all_cards) + st.ntrick + 3) // 4)
+    cdef uint64_t cards = X.st.in_play
+    return mask_points(&X.rules, cards) + X.rules.trick_bonus * ((popcount64(cards) + 3) // 4)
 
 
 cdef inline uint64_t master_trumps(const Ctx* X, uint64_t all_cards, int* side) noexcept nogil:

@@ -115,13 +115,9 @@ cdef inline int winner_seat(const RuleFlags* r, const State* st) noexcept nogil:
     return trick_seat(r, st.leader, st.win)
 
 
-cdef inline uint64_t in_play(const State* st) noexcept nogil:
-    """The cards still in play: in the hands and in the trick in progress."""
-    cdef uint64_t cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
-    cdef int i
-    for i in range(st.ntrick):
-        cards |= bit(st.trick[i])
-    return cards
+cdef inline uint64_t held(const State* st) noexcept nogil:
+    """The cards in the hands (at a trick boundary, the cards in play)."""
+    return st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
 
 
 cdef inline uint64_t bound_protected(const RuleFlags* r, const State* st) noexcept nogil:

@@ -72,6 +72,8 @@ cdef inline void play_card(const RuleFlags* r, State* st, int c, Undo* u) noexce
         wseat = winner_seat(r, st)
         st.leader = wseat
         st.ntrick = 0
+        u.in_play = st.in_play
+        st.in_play = held(st)
         st.won |= 1 << (wseat & 1)
         u.completed = 1
         if (wseat & 1) == 0:
@@ -89,6 +91,7 @@ cdef inline void unplay_card(const RuleFlags* r, State* st, int c, const Undo* u
         for i in range(4):
             st.trick[i] = u.trick[i]
         st.ntrick = 4
+        st.in_play = u.in_play
         st.leader = u.leader
         st.won = u.won
     pop_card(st, u.win)

@@ -61,7 +61,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
         if moves & ~rest:
             sides |= 1 << side
         return sides
-    present = in_play(st)
+    present = st.in_play
     rest = moves
     while rest and sides != 3:
         c = highest(rest)

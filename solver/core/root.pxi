@@ -23,7 +23,7 @@ cdef enum Mode:
 cdef int root_moves(Ctx* X, int* order) noexcept nogil:
     cdef int reason, winning
     cdef int seat = to_move(&X.rules, &X.st)
-    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), in_play(&X.st), seat, -1, 0,
+    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), X.st.in_play, seat, -1, 0,
                        order)
 
 
@@ -34,7 +34,7 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
     cdef int order[16]
     cdef int n, i, c, maximize
     out.nline = 0
-    while not X.stopped and (X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]):
+    while not X.stopped and held(&X.st):
         c = first
         if out.nline:
             n = root_moves(X, order)
@@ -60,7 +60,7 @@ cdef int playout(Ctx* X) noexcept nogil:
     cdef int line[MAX_CARDS + 4]
     cdef int order[16]
     cdef int n = 0, i, ns = 0
-    while X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]:
+    while held(&X.st):
         root_moves(X, order)
         line[n] = order[0]
         do_play(X, order[0], &undos[n])
@@ -80,7 +80,7 @@ cdef int rollout(Ctx* X) noexcept nogil:
     cdef int order[16]
     cdef Undo u
     cdef int n = 0, i, k, m, v, best = 0, ns = 0, maximize
-    while X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]:
+    while held(&X.st):
         m = root_moves(X, order)
         line[n] = order[0]
         if X.st.ntrick == 0 and m > 1:
@@ -115,7 +115,7 @@ cdef void table_first(Ctx* X, int* cards, int n) noexcept nogil:
     first among `cards`: it is likely the card that reaches the value, so
     checking the cards stops early."""
     cdef uint64_t key[2]
-    cdef uint64_t all_cards = X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3]
+    cdef uint64_t all_cards = held(&X.st)
     cdef Entry* e
     cdef int c, i
     if X.st.ntrick:

@@ -49,7 +49,7 @@ cdef void sibling_window(const Ctx* X, const Scoring* sc, int i, int* lo, int* h
     cdef const int* cards = sc.out.cards
     cdef const int* vals = sc.out.vals
     cdef int seat = to_move(&X.rules, &X.st), j, delta, settled = 2, sides, toward, a, b
-    cdef uint64_t present = in_play(&X.st)
+    cdef uint64_t present = X.st.in_play
     for j in range(sc.out.n):
         if sc.state[j] != CARD_FOUND or not interchangeable(X, cards[i], cards[j], present, seat):
             continue

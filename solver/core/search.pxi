@@ -39,7 +39,7 @@ cdef int last_two(Ctx* X) noexcept nogil:
         moves &= moves - 1
         do_play(X, c, &u)
         if u.completed:
-            v = u.ns + last_trick(X, X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
+            v = u.ns + last_trick(X, X.st.in_play)
         else:
             v = last_two(X)
         undo_play(X, c, &u)
@@ -100,7 +100,7 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
     exact last two tricks, and the leads, whose outcome the table keeps."""
     cdef State* st = &X.st
     cdef RuleFlags* r = &X.rules
-    cdef uint64_t all_cards = st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]
+    cdef uint64_t all_cards = st.in_play
     cdef uint64_t hash
     cdef int n, i, c, v, best, best_card = -1, hint = -1
     cdef int lo_b, hi_b, lo_q, hi_q, a0, b0, depth = popcount64(all_cards), maximize
@@ -206,13 +206,13 @@ cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
         return 0
     moves = legal_mask(&X.rules, st, seat, &reason, &winning)
     if moves & (moves - 1):
-        n = order_moves(X, moves, in_play(st), seat, -1, 1, order)
+        n = order_moves(X, moves, st.in_play, seat, -1, 1, order)
     else:
         order[0] = ctz64(moves)
         n = 1
     best = -INF if maximize else INF
     for i in range(n):
-        if i and X.pool != NULL and may_split(X, popcount64(st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3])):
+        if i and X.pool != NULL and may_split(X, popcount64(held(st))):
             split_rest(X, order + i, n - i, alpha, beta, maximize, &best, &card)
             break
         v = value_after(X, order[i], alpha, beta)

@@ -146,7 +146,7 @@ cdef void split_rest(Ctx* X, const int* moves, int n, int alpha, int beta, int m
     cdef int k, idle = 0
     cdef uint32_t spins = 0
     s.st = X.st
-    s.cards = popcount64(X.st.hands[0] | X.st.hands[1] | X.st.hands[2] | X.st.hands[3])
+    s.cards = popcount64(held(&X.st))
     s.alpha = alpha
     s.beta = beta
     s.maximize = maximize
