@@ -121,7 +121,7 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
     cdef uint64_t stops = present | RUN_ENDS
     cdef uint64_t m = pext64(moves, stops)
     cdef uint64_t tops = pdep64(m & ~(m >> 1), stops), lows = pdep64(m & ~(m << 1), stops)
-    cdef uint64_t plain = tops & lows, bound = bound_protected(r, &X.st), out = 0, group
+    cdef uint64_t plain = tops & lows, out = 0, group
     cdef int top, low, sides
     tops &= ~plain
     lows &= ~plain
@@ -131,7 +131,7 @@ cdef uint64_t dominant_moves(Ctx* X, uint64_t moves, uint64_t present, int seat)
         tops &= ~bit(top)
         lows &= ~bit(low)
         group = moves & ((bit(top) << 1) - 1) & ~(bit(low) - 1)
-        if r.pts[top] == r.pts[low] or group & bound:
+        if r.pts[top] == r.pts[low] or (group & r.protected and group & bound_protected(r, &X.st)):
             plain |= group
             continue
         sides = sides_after(X, top, seat)
