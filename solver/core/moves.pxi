@@ -2,17 +2,17 @@
 # and playing a card and taking it back.
 
 
-cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
-    """The cards `seat` may play, with the obligation that restricts them."""
+cdef inline uint64_t legal_cards(const RuleFlags* r, const State* st, int seat, int* reason) noexcept nogil:
+    """The cards `seat` may play, and in `reason` unless it is NULL, the
+    obligation that restricts them."""
     cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards
     cdef int lead, wc, rival, trumped
-    reason[0] = FREE
-    winning[0] = -1
+    if reason != NULL:
+        reason[0] = FREE
     if st.ntrick == 0:
         return hand
     lead = st.trick[0] >> 4
     wc = st.trick[st.win]
-    winning[0] = wc
     rival = (winner_seat(r, st) ^ seat) & 1
     follow = hand & suit_bits(lead)
     trumped = (wc >> 4) != lead
@@ -20,9 +20,10 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
         if rival and not trumped:
             higher = follow & above(wc)
             if higher:
-                reason[0] = BEAT
+                if reason != NULL:
+                    reason[0] = BEAT
                 return higher
-        if follow != hand:
+        if follow != hand and reason != NULL:
             reason[0] = FOLLOW
         return follow
     trumps = hand & suit_bits(st.trump) if st.trump != NO_TRUMP else 0
@@ -30,25 +31,34 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
     if trumped:
         higher = trumps & above(wc)
         if rival and higher:
-            reason[0] = OVERTRUMP
+            if reason != NULL:
+                reason[0] = OVERTRUMP
             return higher
         if r.undertrump_ban:
             allowed = hand & ~(trumps & ~higher)
             if allowed == 0:
                 return hand
-            if allowed != hand:
+            if allowed != hand and reason != NULL:
                 reason[0] = NO_UNDERTRUMP
             free_cards = allowed
     elif rival and trumps:
-        if trumps != hand:
+        if trumps != hand and reason != NULL:
             reason[0] = TRUMP
         return trumps
-    if r.protected:
+    if free_cards & r.protected:
         allowed = free_cards & ~bound_protected(r, st)
         if allowed and allowed != free_cards:
-            reason[0] = PROTECTED
+            if reason != NULL:
+                reason[0] = PROTECTED
             return allowed
     return free_cards
+
+
+cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil:
+    """The cards `seat` may play, with the obligation that restricts them and
+    the card winning the trick (-1 at a trick boundary)."""
+    winning[0] = st.trick[st.win] if st.ntrick else -1
+    return legal_cards(r, st, seat, reason)
 
 
 cdef inline void play_card(const RuleFlags* r, State* st, int c, Undo* u) noexcept nogil:

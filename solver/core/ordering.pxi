@@ -37,7 +37,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     """Which sides can win the trick in progress (bit 0 N-S, bit 1 E-W),
     over every way the players still to play may finish it."""
     cdef State* st = &X.st
-    cdef int seat, reason, winning, c, d, w, i, side, sides = 0
+    cdef int seat, c, d, w, i, side, sides = 0
     cdef uint64_t moves, present, rest, below
     w = st.win
     side = winner_seat(&X.rules, st) & 1
@@ -49,7 +49,7 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     else:
         return 1 << side
     seat = to_move(&X.rules, st)
-    moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    moves = legal_cards(&X.rules, st, seat, NULL)
     if st.ntrick == 3:
         # the last player either takes the trick or leaves it where it is
         rest = moves & above(st.trick[w])

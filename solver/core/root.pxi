@@ -21,10 +21,8 @@ cdef enum Mode:
 
 
 cdef int root_moves(Ctx* X, int* order) noexcept nogil:
-    cdef int reason, winning
     cdef int seat = to_move(&X.rules, &X.st)
-    return order_moves(X, legal_mask(&X.rules, &X.st, seat, &reason, &winning), X.st.in_play, seat, -1, 0,
-                       order)
+    return order_moves(X, legal_cards(&X.rules, &X.st, seat, NULL), X.st.in_play, seat, -1, 0, order)
 
 
 cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept nogil:

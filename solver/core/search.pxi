@@ -29,9 +29,9 @@ cdef inline int last_trick(const Ctx* X, uint64_t all_cards) noexcept nogil:
 
 cdef int last_two(Ctx* X) noexcept nogil:
     """N-S's exact value of the last two tricks, by plain minimax."""
-    cdef int seat = to_move(&X.rules, &X.st), reason, winning, c, v
+    cdef int seat = to_move(&X.rules, &X.st), c, v
     cdef int maximize = (seat & 1) == 0, best = -INF if maximize else INF
-    cdef uint64_t moves = legal_mask(&X.rules, &X.st, seat, &reason, &winning)
+    cdef uint64_t moves = legal_cards(&X.rules, &X.st, seat, NULL)
     cdef Undo u
     X.nodes += 1
     while moves:
@@ -199,12 +199,12 @@ cdef int lead(Ctx* X, int alpha, int beta) noexcept nogil:
 cdef int follow(Ctx* X, int alpha, int beta) noexcept nogil:
     """`search` inside a trick."""
     cdef State* st = &X.st
-    cdef int seat = to_move(&X.rules, st), maximize = (seat & 1) == 0, reason, winning, n, i, v, best, card = -1
+    cdef int seat = to_move(&X.rules, st), maximize = (seat & 1) == 0, n, i, v, best, card = -1
     cdef uint64_t moves
     cdef int order[16]
     if counted_stop(X):
         return 0
-    moves = legal_mask(&X.rules, st, seat, &reason, &winning)
+    moves = legal_cards(&X.rules, st, seat, NULL)
     if moves & (moves - 1):
         n = order_moves(X, moves, st.in_play, seat, -1, 1, order)
     else:
