@@ -51,14 +51,8 @@ cdef struct State:
     int won                 # bit 0: N-S has won a trick, bit 1: E-W
 
 cdef struct Undo:
-    int led
-    int leader
-    int won
-    int completed
-    int win
-    int ns                  # points the completed trick gave N-S
-    int trick[4]
-    uint64_t in_play        # the cards in play before the trick completed
+    State before            # the state before the card
+    int ns                  # points the trick it completed gave N-S
 
 cdef struct Entry:
     uint32_t key[4]         # the key (see table_key), in 32-bit halves

@@ -283,7 +283,7 @@ def count_plays(Rules rules, tuple hands, int trump, int leader, tuple trick, in
             play_card(&rules.r, &st, c, &u)
             with nogil:
                 count_leaves(&rules.r, &st, depth - 1, &n)
-            unplay_card(&rules.r, &st, c, &u)
+            st = u.before
         if n.stopped == INTERRUPTED:
             raise_pending()
         if n.stopped == PAST_DEADLINE:

@@ -62,30 +62,24 @@ cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* rea
 
 
 cdef inline void play_card(const RuleFlags* r, State* st, int c, Undo* u) noexcept nogil:
-    """The player to move plays c; `u` keeps what `undo_play` restores and
-    the points a trick it completes gives N-S."""
+    """The player to move plays c; `u` keeps the state before it, which
+    `undo_play` restores, and the points a trick it completes gives N-S."""
     cdef int seat = to_move(r, st), wseat, pts, i
-    u.led = st.led
-    u.leader = st.leader
-    u.won = st.won
-    u.completed = 0
+    u.before = st[0]
     u.ns = 0
     st.hands[seat] &= ~bit(c)
     if st.ntrick == 0:
         st.led |= 1 << (c >> 4)
-    u.win = push_card(st, c)
+    push_card(st, c)
     if st.ntrick == 4:
         pts = r.trick_bonus
         for i in range(4):
-            u.trick[i] = st.trick[i]
             pts += r.pts[st.trick[i]]
         wseat = winner_seat(r, st)
         st.leader = wseat
         st.ntrick = 0
-        u.in_play = st.in_play
         st.in_play = held(st)
         st.won |= 1 << (wseat & 1)
-        u.completed = 1
         if (wseat & 1) == 0:
             u.ns = pts
 
@@ -94,20 +88,5 @@ cdef inline void do_play(Ctx* X, int c, Undo* u) noexcept nogil:
     play_card(&X.rules, &X.st, c, u)
 
 
-cdef inline void unplay_card(const RuleFlags* r, State* st, int c, const Undo* u) noexcept nogil:
-    """Take back c, the last card played (`play_card` filled `u`)."""
-    cdef int i
-    if u.completed:
-        for i in range(4):
-            st.trick[i] = u.trick[i]
-        st.ntrick = 4
-        st.in_play = u.in_play
-        st.leader = u.leader
-        st.won = u.won
-    pop_card(st, u.win)
-    st.hands[to_move(r, st)] |= bit(c)
-    st.led = u.led
-
-
-cdef inline void undo_play(Ctx* X, int c, const Undo* u) noexcept nogil:
-    unplay_card(&X.rules, &X.st, c, u)
+cdef inline void undo_play(Ctx* X, const Undo* u) noexcept nogil:
+    X.st = u.before

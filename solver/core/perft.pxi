@@ -34,5 +34,5 @@ cdef void count_leaves(const RuleFlags* r, State* st, int depth, Count* n) noexc
         moves &= moves - 1
         play_card(r, st, c, &u)
         count_leaves(r, st, depth - 1, n)
-        unplay_card(r, st, c, &u)
+        st[0] = u.before
 

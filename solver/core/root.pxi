@@ -28,7 +28,8 @@ cdef int root_moves(Ctx* X, int* order) noexcept nogil:
 cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept nogil:
     """Walk one optimal line, opening with the optimal card `first`, to the
     end of the deal, then restore the root."""
-    cdef Undo undos[MAX_CARDS + 4]
+    cdef State root = X.st
+    cdef Undo u
     cdef int order[16]
     cdef int n, i, c, maximize
     out.nline = 0
@@ -43,29 +44,25 @@ cdef void principal_line(Ctx* X, int value, int first, RootResult* out) noexcept
                 if child_reaches(X, order[i], value, maximize):
                     c = order[i]
                     break
-        do_play(X, c, &undos[out.nline])
-        value -= undos[out.nline].ns
+        do_play(X, c, &u)
+        value -= u.ns
         out.line[out.nline] = c
         out.nline += 1
-    for i in range(out.nline - 1, -1, -1):
-        undo_play(X, out.line[i], &undos[i])
+    X.st = root
 
 
 cdef int playout(Ctx* X) noexcept nogil:
     """N-S points of the rest of the deal when every player plays the card
     the move ordering likes best."""
-    cdef Undo undos[MAX_CARDS + 4]
-    cdef int line[MAX_CARDS + 4]
+    cdef State start = X.st
+    cdef Undo u
     cdef int order[16]
-    cdef int n = 0, i, ns = 0
+    cdef int ns = 0
     while held(&X.st):
         root_moves(X, order)
-        line[n] = order[0]
-        do_play(X, order[0], &undos[n])
-        ns += undos[n].ns
-        n += 1
-    for i in range(n - 1, -1, -1):
-        undo_play(X, line[i], &undos[i])
+        do_play(X, order[0], &u)
+        ns += u.ns
+    X.st = start
     return ns
 
 
@@ -73,28 +70,25 @@ cdef int rollout(Ctx* X) noexcept nogil:
     """N-S points of the rest of the deal when every leader leads the card
     whose playout is best for its side and the followers play the card the
     move ordering likes best: the first guess of the null-window probes."""
-    cdef Undo undos[MAX_CARDS + 4]
-    cdef int line[MAX_CARDS + 4]
-    cdef int order[16]
+    cdef State start = X.st
     cdef Undo u
-    cdef int n = 0, i, k, m, v, best = 0, ns = 0, maximize
+    cdef int order[16]
+    cdef int k, m, v, c, best = 0, ns = 0, maximize
     while held(&X.st):
         m = root_moves(X, order)
-        line[n] = order[0]
+        c = order[0]
         if X.st.ntrick == 0 and m > 1:
             maximize = (to_move(&X.rules, &X.st) & 1) == 0
             for k in range(m):
                 do_play(X, order[k], &u)
                 v = u.ns + playout(X)
-                undo_play(X, order[k], &u)
+                undo_play(X, &u)
                 if k == 0 or (maximize and v > best) or (not maximize and v < best):
                     best = v
-                    line[n] = order[k]
-        do_play(X, line[n], &undos[n])
-        ns += undos[n].ns
-        n += 1
-    for i in range(n - 1, -1, -1):
-        undo_play(X, line[i], &undos[i])
+                    c = order[k]
+        do_play(X, c, &u)
+        ns += u.ns
+    X.st = start
     return ns
 
 
@@ -104,7 +98,7 @@ cdef int card_rollout(Ctx* X, int c) noexcept nogil:
     cdef int v
     do_play(X, c, &u)
     v = u.ns + rollout(X)
-    undo_play(X, c, &u)
+    undo_play(X, &u)
     return v
 
 

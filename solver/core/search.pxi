@@ -38,11 +38,11 @@ cdef int last_two(Ctx* X) noexcept nogil:
         c = ctz64(moves)
         moves &= moves - 1
         do_play(X, c, &u)
-        if u.completed:
+        if X.st.ntrick == 0:     # c completed the trick
             v = u.ns + last_trick(X, X.st.in_play)
         else:
             v = last_two(X)
-        undo_play(X, c, &u)
+        undo_play(X, &u)
         if (maximize and v > best) or (not maximize and v < best):
             best = v
     return best
@@ -91,7 +91,7 @@ cdef inline int value_after(Ctx* X, int c, int alpha, int beta) noexcept nogil:
     cdef int v
     do_play(X, c, &u)
     v = search(X, alpha - u.ns, beta - u.ns) + u.ns
-    undo_play(X, c, &u)
+    undo_play(X, &u)
     return v
 
 
@@ -265,7 +265,7 @@ cdef int child_value(Ctx* X, int c, int guess, int lo, int hi) noexcept nogil:
     cdef int v
     do_play(X, c, &u)
     v = mtdf(X, guess - u.ns, lo - u.ns, hi - u.ns) + u.ns
-    undo_play(X, c, &u)
+    undo_play(X, &u)
     return v
 
 
@@ -278,5 +278,5 @@ cdef int child_reaches(Ctx* X, int c, int target, int maximize) noexcept nogil:
         v = search(X, target - 1 - u.ns, target - u.ns) + u.ns
     else:
         v = search(X, target - u.ns, target + 1 - u.ns) + u.ns
-    undo_play(X, c, &u)
+    undo_play(X, &u)
     return v >= target if maximize else v <= target
