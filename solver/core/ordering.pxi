@@ -172,51 +172,42 @@ cdef inline int richest_first(const State* st, const RuleFlags* r, int c, uint64
     return r.pts[c] * 4 - (c & 15) - (40 if later else 0)
 
 
-cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
-                     int* out) noexcept nogil:
-    """The moves worth searching, best-looking first: one of each run of
-    equivalent cards, and with `reduce` only the dominant card of a run of
-    connected cards when the trick's winning side is already settled.
+cdef inline int insert_move(int* out, int* scores, int n, int c, int sc) noexcept nogil:
+    """Put c, scored sc, among the n moves `out` holds best first, after
+    those scored as high; returns the new count."""
+    cdef int j = n
+    while j > 0 and scores[j - 1] < sc:
+        scores[j] = scores[j - 1]
+        out[j] = out[j - 1]
+        j -= 1
+    scores[j] = sc
+    out[j] = c
+    return n + 1
 
-    The table's card comes first. Leads: killers, then winners outside
-    trumps, a card towards the partner's top card, trump winners, low cards,
-    and last a suit a rival ruffs.
-    The second and third hands take a trick where it stays taken, and the
-    last hand any trick, with their richest card; followers give points to
-    a trick their side keeps, richest first. Either way a card that would
-    take a later trick comes last (`richest_first`)."""
+
+cdef inline int order_leads(Ctx* X, uint64_t reps, uint64_t present, int seat, int hint, int* out) noexcept nogil:
+    """`order_moves` for the leader: killers, then winners outside trumps, a
+    card towards the partner's top card, trump winners, low cards, and last
+    a suit a rival ruffs. Killers order the leads only: among the
+    followers, whose cards answer a particular trick, they mislead more
+    than they help."""
     cdef const RuleFlags* r = &X.rules
     cdef const State* st = &X.st
-    cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
     cdef int scores[16]
-    cdef int n = 0, c, sc, j, wc = -1, depth
-    cdef int partner_wins = 0, partner_can_win = 0, partner_safe = 0, rival_ruffs = 0, partner_ruffs = 0
-    cdef uint64_t rest = reps, last = 0
-    if st.ntrick:
-        wc = st.trick[st.win]
-        partner_wins = ((winner_seat(r, st) ^ seat) & 1) == 0
-        last = st.hands[(seat + r.step) & 3]
-        if st.ntrick == 1:
-            partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
-        elif st.ntrick == 2:
-            partner_safe = partner_wins and not can_beat(st, last, wc)
-    if hint >= 0 and (moves >> hint) & 1:
-        hint = group_head(r, moves, present, hint)
-    else:
-        hint = -1
-    depth = popcount64(present) - st.ntrick
-    if st.ntrick == 0:
-        rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
-        partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
-    while rest:
-        c = ctz64(rest)
-        rest &= rest - 1
+    cdef int n = 0, c, sc
+    cdef int depth = popcount64(present)
+    cdef int rival_ruffs = ruff_suits(st, (seat + 1) & 3) | ruff_suits(st, (seat + 3) & 3)
+    cdef int partner_ruffs = ruff_suits(st, (seat + 2) & 3) & ~rival_ruffs
+    cdef uint64_t partner = st.hands[(seat + 2) & 3]
+    while reps:
+        c = ctz64(reps)
+        reps &= reps - 1
         if c == hint:
             sc = 10000
-        elif st.ntrick == 0:
+        else:
             if (present & above(c)) == 0:
                 sc = 230 + r.pts[c] - (40 if (c >> 4) == st.trump else 0)
-            elif (st.hands[(seat + 2) & 3] >> highest(present & suit_bits(c >> 4))) & 1:
+            elif (partner >> highest(present & suit_bits(c >> 4))) & 1:
                 sc = 220 - 8 * r.pts[c] - (c & 15)
             else:
                 sc = 100 - 8 * r.pts[c] - (c & 15)
@@ -224,45 +215,109 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
                 sc -= 200
             elif (partner_ruffs >> (c >> 4)) & 1:
                 sc += 40
-        elif st.ntrick == 1:
-            # second hand: the leader, a rival, is winning
-            if beats(c, wc, st.trump):
-                sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
-            elif partner_can_win:
-                sc = 100 + richest_first(st, r, c, present, seat)
-            else:
-                sc = 100 - r.pts[c] * 4 - (c & 15)
-        elif st.ntrick == 2:
-            # third hand: the trick is the side's unless the last player can take it
-            if partner_safe:
-                # the partner's trick is safe: give points, do not overtake
-                sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
-            elif beats(c, wc, st.trump):
-                sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
-            elif partner_wins:
-                sc = 120 - r.pts[c] * 4 - (c & 15)
-            else:
-                sc = 100 - r.pts[c] * 4 - (c & 15)
-        else:
-            # last hand: the trick is the side's when the partner holds it
-            # or the card takes it
-            if partner_wins or beats(c, wc, st.trump):
-                sc = 300 + richest_first(st, r, c, present, seat)
-            else:
-                sc = 100 - r.pts[c] * 4 - (c & 15)
-        if st.ntrick == 0:
-            # killers order the leads only: among the followers, whose cards
-            # answer a particular trick, they mislead more than they help
-            if c == X.killers[depth][0]:
-                sc += 500
-            elif c == X.killers[depth][1]:
-                sc += 400
-        j = n
-        while j > 0 and scores[j - 1] < sc:
-            scores[j] = scores[j - 1]
-            out[j] = out[j - 1]
-            j -= 1
-        scores[j] = sc
-        out[j] = c
-        n += 1
+        if c == X.killers[depth][0]:
+            sc += 500
+        elif c == X.killers[depth][1]:
+            sc += 400
+        n = insert_move(out, scores, n, c, sc)
     return n
+
+
+cdef inline int order_second(const Ctx* X, uint64_t reps, uint64_t present, int seat, int hint, int* out) noexcept nogil:
+    """`order_moves` for the second hand, the leader, a rival, winning: a
+    card that takes the trick where it stays taken, richest first, then
+    points given to a trick the partner can take, then low cards."""
+    cdef const RuleFlags* r = &X.rules
+    cdef const State* st = &X.st
+    cdef int scores[16]
+    cdef int n = 0, c, sc, wc = st.trick[st.win]
+    cdef uint64_t last = st.hands[(seat + r.step) & 3]
+    cdef int partner_can_win = can_beat(st, st.hands[(seat + 2) & 3], wc)   # the partner plays last
+    while reps:
+        c = ctz64(reps)
+        reps &= reps - 1
+        if c == hint:
+            sc = 10000
+        elif beats(c, wc, st.trump):
+            sc = 200 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+        elif partner_can_win:
+            sc = 100 + richest_first(st, r, c, present, seat)
+        else:
+            sc = 100 - r.pts[c] * 4 - (c & 15)
+        n = insert_move(out, scores, n, c, sc)
+    return n
+
+
+cdef inline int order_third(const Ctx* X, uint64_t reps, uint64_t present, int seat, int hint, int* out) noexcept nogil:
+    """`order_moves` for the third hand, whose side's trick it is unless the
+    last player can take it: points given to the partner's safe trick
+    without overtaking it, else a card that takes the trick where it stays
+    taken, richest first, then low cards."""
+    cdef const RuleFlags* r = &X.rules
+    cdef const State* st = &X.st
+    cdef int scores[16]
+    cdef int n = 0, c, sc, wc = st.trick[st.win]
+    cdef uint64_t last = st.hands[(seat + r.step) & 3]
+    cdef int partner_wins = ((winner_seat(r, st) ^ seat) & 1) == 0
+    cdef int partner_safe = partner_wins and not can_beat(st, last, wc)
+    while reps:
+        c = ctz64(reps)
+        reps &= reps - 1
+        if c == hint:
+            sc = 10000
+        elif partner_safe:
+            sc = 300 + richest_first(st, r, c, present, seat) - (100 if beats(c, wc, st.trump) else 0)
+        elif beats(c, wc, st.trump):
+            sc = 90 - (c & 15) if can_beat(st, last, c) else 300 + richest_first(st, r, c, present, seat)
+        elif partner_wins:
+            sc = 120 - r.pts[c] * 4 - (c & 15)
+        else:
+            sc = 100 - r.pts[c] * 4 - (c & 15)
+        n = insert_move(out, scores, n, c, sc)
+    return n
+
+
+cdef inline int order_last(const Ctx* X, uint64_t reps, uint64_t present, int seat, int hint, int* out) noexcept nogil:
+    """`order_moves` for the last hand: the richest card to a trick that is
+    the side's (the partner holds it or the card takes it), else low cards."""
+    cdef const RuleFlags* r = &X.rules
+    cdef const State* st = &X.st
+    cdef int scores[16]
+    cdef int n = 0, c, sc, wc = st.trick[st.win]
+    cdef int partner_wins = ((winner_seat(r, st) ^ seat) & 1) == 0
+    while reps:
+        c = ctz64(reps)
+        reps &= reps - 1
+        if c == hint:
+            sc = 10000
+        elif partner_wins or beats(c, wc, st.trump):
+            sc = 300 + richest_first(st, r, c, present, seat)
+        else:
+            sc = 100 - r.pts[c] * 4 - (c & 15)
+        n = insert_move(out, scores, n, c, sc)
+    return n
+
+
+cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hint, int reduce,
+                     int* out) noexcept nogil:
+    """The moves worth searching, best-looking first: one of each run of
+    equivalent cards, and with `reduce` only the dominant card of a run of
+    connected cards when the trick's winning side is already settled.
+
+    The table's card comes first, then each trick position's order
+    (`order_leads`, `order_second`, `order_third`, `order_last`); a
+    follower's card that would take a later trick comes last among the
+    richest (`richest_first`)."""
+    cdef const RuleFlags* r = &X.rules
+    cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
+    if hint >= 0 and (moves >> hint) & 1:
+        hint = group_head(r, moves, present, hint)
+    else:
+        hint = -1
+    if X.st.ntrick == 0:
+        return order_leads(X, reps, present, seat, hint, out)
+    if X.st.ntrick == 1:
+        return order_second(X, reps, present, seat, hint, out)
+    if X.st.ntrick == 2:
+        return order_third(X, reps, present, seat, hint, out)
+    return order_last(X, reps, present, seat, hint, out)
