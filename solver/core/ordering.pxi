@@ -11,12 +11,14 @@ cdef inline uint64_t representatives(const RuleFlags* r, uint64_t moves, uint64_
     """One card of each run of equivalent moves: adjacent among the cards
     still in play (hands and trick) and equal in points. Keeps the highest."""
     cdef uint64_t stops = present | RUN_ENDS
-    cdef uint64_t m = pext64(moves, stops), differ = 0, q
+    cdef uint64_t m = pext64(moves, stops), adjacent = m & (m >> 1), differ = 0, q
     cdef int j
+    if adjacent == 0:
+        return moves
     for j in range(3):
         q = pext64(r.point_bits[j], stops)
         differ |= q ^ (q >> 1)
-    return moves & ~pdep64(m & (m >> 1) & ~differ, stops)
+    return moves & ~pdep64(adjacent & ~differ, stops)
 
 
 cdef inline int group_head(const RuleFlags* r, uint64_t moves, uint64_t present, int c) noexcept nogil:
