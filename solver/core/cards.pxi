@@ -45,14 +45,13 @@ cdef inline uint64_t suit_bits(int s) noexcept nogil:
 
 cdef inline uint64_t suits_cards(int suits) noexcept nogil:
     """Every card of a set of suits (bit per suit; higher bits ignored)."""
-    cdef uint64_t x = suits & 15
-    return ((x & 1) | ((x & 2) << 15) | ((x & 4) << 30) | ((x & 8) << 45)) * 0xFFFF
+    return pdep64(suits & 15, 0x0001000100010001ULL) * 0xFFFF
 
 
 cdef inline int suits_of(uint64_t m) noexcept nogil:
-    """The suits (bit per suit) with a card in m."""
-    return (((m & 0xFFFF) != 0) | (((m >> 16) & 0xFFFF) != 0) << 1
-            | (((m >> 32) & 0xFFFF) != 0) << 2 | ((m >> 48) != 0) << 3)
+    """The suits (bit per suit) with a card in m: a suit's cards plus 0x7FFF
+    reach its bit 15, never a card, unless it has none."""
+    return <int>pext64(((m & 0x7FFF7FFF7FFF7FFFULL) + 0x7FFF7FFF7FFF7FFFULL) | m, 0x8000800080008000ULL)
 
 
 cdef inline uint64_t bit(int c) noexcept nogil:
