@@ -312,6 +312,11 @@ cdef int order_moves(Ctx* X, uint64_t moves, uint64_t present, int seat, int hin
     richest (`richest_first`)."""
     cdef const RuleFlags* r = &X.rules
     cdef uint64_t reps = dominant_moves(X, moves, present, seat) if reduce else representatives(r, moves, present)
+    if not reps & (reps - 1):
+        # one move at most: nothing to order
+        if reps:
+            out[0] = ctz64(reps)
+        return popcount64(reps)
     if hint >= 0 and (moves >> hint) & 1:
         hint = group_head(r, moves, present, hint)
     else:
