@@ -6,6 +6,7 @@ cdef enum:
     MAX_CARDS = 40
     BUCKET = 3              # entries per bucket: 3 x 20 bytes in one 64-byte cache line
     MAX_DEAL_POINTS = 126   # an entry's bounds are int8_t, and a capot's deal score adds a point
+    SIDES_BITS = 12         # `Ctx.sides` holds 2**SIDES_BITS verdicts
 
 # Why a card is the only kind allowed (the strongest obligation in force).
 cpdef enum Reason:
@@ -75,6 +76,9 @@ cdef struct Table:
     int shared              # searched by several threads at once: buckets are read and written under `seq`,
                             # and the table does not grow
 
+cdef struct SidesEntry:
+    uint64_t key[2]         # `sides_key`, and in bits 56 and up of key[1] the verdict; zeros: empty
+
 cdef struct Ctx:
     RuleFlags rules
     State st
@@ -98,5 +102,6 @@ cdef struct Ctx:
     int split_from             # the fewest cards in the hands at a node whose moves may be shared (`split_rest`)
     void* pool                 # the splits shared with idle threads (a `Pool`), or NULL: no split
     void* split                # the split this thread searches moves of (a `Split`), or NULL
+    SidesEntry sides[1 << SIDES_BITS]   # `trick_sides`' verdicts, by the key of what decides them (`sides_after`)
 
 cdef uint64_t legal_mask(const RuleFlags* r, const State* st, int seat, int* reason, int* winning) noexcept nogil

@@ -368,6 +368,7 @@ cdef class Core:
         memset(self.X.tt.buckets, 0, self.X.tt.initial * BUCKET_BYTES)
         memset(self.X.tt.holders, 0, sizeof(self.X.tt.holders))
         memset(self.X.killers, 0xFF, sizeof(self.X.killers))   # -1: none
+        memset(self.X.sides, 0, sizeof(self.X.sides))
         self.X.tt.used = 0
         self.X.tt.active = self.X.tt.initial
 

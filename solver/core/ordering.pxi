@@ -83,8 +83,45 @@ cdef int trick_sides(Ctx* X) noexcept nogil:
     return sides
 
 
-cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
-    """`trick_sides` once `seat` has played c."""
+cdef inline uint64_t trick_holding(uint64_t hand, uint64_t contest, uint64_t bound) noexcept nogil:
+    """What of a hand decides whom a trick goes to: its cards of the suit led
+    and of trumps (`contest`), packed, and in bits 15 and 31, never cards,
+    whether it holds another card and one not bound by its protection
+    (which tell whether a card that takes no trick is legal)."""
+    cdef uint64_t others = hand & ~contest
+    return pext64(hand, contest) | (<uint64_t>(others != 0) << 15) | (<uint64_t>((others & ~bound) != 0) << 31)
+
+
+cdef inline void sides_key(const Ctx* X, int c, uint64_t* k) noexcept nogil:
+    """The key of `trick_sides`' verdict once the player to move has played
+    c, short of the trick's last card: the trump, the suit led, the leader,
+    the cards played, the winning card and its place, and what decides the
+    trick of each hand still to play (`trick_holding`). The trick's other
+    cards and the other cards of the hands do not change the verdict."""
+    cdef const State* st = &X.st
+    cdef int n = st.ntrick + 1, win = st.win, wc = c, lead = c >> 4, i
+    cdef uint64_t contest, bound, meta
+    cdef uint64_t held[3]
+    if st.ntrick == 0:
+        win = 0
+    else:
+        lead = st.trick[0] >> 4
+        wc = st.trick[win]
+        if beats(c, wc, st.trump):
+            win = st.ntrick
+            wc = c
+    contest = suit_bits(lead) | (suit_bits(st.trump) if st.trump != NO_TRUMP else 0)
+    bound = X.rules.protected & ~suits_cards(st.led | (1 << lead) | (1 << st.trump))
+    held[0] = held[1] = held[2] = 0
+    for i in range(n, 4):
+        held[i - n] = trick_holding(st.hands[trick_seat(&X.rules, st.leader, i)], contest, bound)
+    meta = n | (st.leader << 2) | (win << 4) | (wc << 6) | (lead << 12) | (st.trump << 14)
+    k[0] = held[0] | (held[1] << 32)
+    k[1] = held[2] | (meta << 32)
+
+
+cdef int played_sides(Ctx* X, int c, int seat) noexcept nogil:
+    """`trick_sides` once `seat` has played c, worked out."""
     cdef State* st = &X.st
     cdef int led_before = st.led, sides, before
     st.hands[seat] &= ~bit(c)
@@ -95,6 +132,27 @@ cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
     pop_card(st, before)
     st.hands[seat] |= bit(c)
     st.led = led_before
+    return sides
+
+
+cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
+    """`trick_sides` once `seat`, the player to move, has played c. The
+    verdict on a trick c leaves incomplete is kept in `X.sides` under its
+    `sides_key`."""
+    cdef const State* st = &X.st
+    cdef uint64_t k[2]
+    cdef SidesEntry* e
+    cdef int sides
+    if st.ntrick == 3:
+        # c completes the trick: its side takes it when c beats the winning card
+        return 1 << ((seat if beats(c, st.trick[st.win], st.trump) else winner_seat(&X.rules, st)) & 1)
+    sides_key(X, c, k)
+    e = &X.sides[((k[0] ^ (k[1] * <uint64_t>0xC2B2AE3D27D4EB4FULL)) * <uint64_t>0x9E3779B97F4A7C15ULL) >> (64 - SIDES_BITS)]
+    if e.key[0] == k[0] and (e.key[1] & ~(<uint64_t>0xFF << 56)) == k[1]:
+        return e.key[1] >> 56
+    sides = played_sides(X, c, seat)
+    e.key[0] = k[0]
+    e.key[1] = k[1] | (<uint64_t>sides << 56)
     return sides
 
 
