@@ -5,27 +5,33 @@
 cdef inline uint64_t legal_cards(const RuleFlags* r, const State* st, int seat, int* reason) noexcept nogil:
     """The cards `seat` may play, and in `reason` unless it is NULL, the
     obligation that restricts them."""
-    cdef uint64_t hand = st.hands[seat], follow, trumps, higher, allowed, free_cards
-    cdef int lead, wc, rival, trumped
+    cdef uint64_t hand = st.hands[seat], follow, higher
+    cdef int wc
     if reason != NULL:
         reason[0] = FREE
     if st.ntrick == 0:
         return hand
-    lead = st.trick[0] >> 4
+    follow = hand & suit_bits(st.trick[0] >> 4)
+    if not follow:
+        return void_cards(r, st, seat, reason)
     wc = st.trick[st.win]
-    rival = (winner_seat(r, st) ^ seat) & 1
-    follow = hand & suit_bits(lead)
-    trumped = (wc >> 4) != lead
-    if follow:
-        if rival and not trumped:
-            higher = follow & above(wc)
-            if higher:
-                if reason != NULL:
-                    reason[0] = BEAT
-                return higher
-        if follow != hand and reason != NULL:
-            reason[0] = FOLLOW
-        return follow
+    if (winner_seat(r, st) ^ seat) & 1 and (wc >> 4) == (st.trick[0] >> 4):
+        # a rival wins with a card of the suit led
+        higher = follow & above(wc)
+        if higher:
+            if reason != NULL:
+                reason[0] = BEAT
+            return higher
+    if follow != hand and reason != NULL:
+        reason[0] = FOLLOW
+    return follow
+
+
+cdef uint64_t void_cards(const RuleFlags* r, const State* st, int seat, int* reason) noexcept nogil:
+    """`legal_cards` of a hand void in the suit led."""
+    cdef uint64_t hand = st.hands[seat], trumps, higher, allowed, free_cards
+    cdef int wc = st.trick[st.win], rival = (winner_seat(r, st) ^ seat) & 1
+    cdef int trumped = (wc >> 4) != (st.trick[0] >> 4)
     trumps = hand & suit_bits(st.trump) if st.trump != NO_TRUMP else 0
     free_cards = hand
     if trumped:
