@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import assert_targets, helpers_left, helpers_running, played_deal
-from solver import MANILLE, MALILLA, Position, PositionError, _core
+from solver import MANILLE, MALILLA, Position, PositionError, _core, get_profile
 from solver.analysis import PlayedDeal, analyze
 from solver.deal import deal, random_play
 from solver.scoring import side_score
@@ -59,6 +59,19 @@ def capot_candidates(count: int) -> list[Position]:
     return found
 
 
+def without_a_trick(profile, tricks: int, cards: int, count: int) -> list[Position]:
+    """Positions `tricks` tricks and `cards` more cards into seeded deals where a side has taken no
+    trick yet (a capot may still be made against it)."""
+    found = []
+    seed = 0
+    while len(found) < count:
+        p = played_out(profile, seed, tricks, cards)
+        if 0 in p.tricks_won():
+            found.append(p)
+        seed += 1
+    return found
+
+
 class TestScoreObjective:
     @pytest.mark.parametrize("seed", range(12))
     def test_matches_brute_force(self, seed: int) -> None:
@@ -72,6 +85,19 @@ class TestScoreObjective:
         for position in capot_candidates(6):
             solution = Solver().solve(position, objective="score")
             assert solution.value == brute_score(position)
+
+    @pytest.mark.parametrize("cards", [0, 1, 2, 3])
+    @pytest.mark.parametrize("tricks", [5, 6, 7])
+    def test_a_capot_still_open_matches_brute_force(self, tricks: int, cards: int) -> None:
+        """3, 2 and 1 tricks from the end, at a trick boundary and within a trick: where a side has
+        no trick yet, each card's deal score is the plain minimax's, a capot made or prevented
+        on the last card included."""
+        for position in without_a_trick(MANILLE, tricks, cards, 6):
+            solution = Solver().solve(position, objective="score")
+            assert solution.value == brute_score(position), position.to_json()
+            for card, v in solution.values.items():
+                after = position.play(card)
+                assert v == brute_score(after) * (1 if after.to_move % 2 == position.to_move % 2 else -1), card
 
     def test_malilla_score_is_the_excess(self) -> None:
         position = played_out(MALILLA, 3, 6)
@@ -529,6 +555,37 @@ class TestTable:
         assert warm.nodes == cold.nodes
         assert solver.solve(position).nodes == Solver().solve(position).nodes
 
+    @pytest.mark.parametrize("seed, one, other", [
+        (5, "QD 10S JD KD 9D 10D 7S 8C", "10D 10S JD KD QD 7S 8C 9D"),
+        (56, "10C KC QC AC JC JD 8C 7C", "JC KC QC AC 7C 10C JD 8C"),
+        (221, "9S QS KH 7S 8S KC JH AS", "AS QS KC 7S 9S 8S KH JH"),
+        (299, "7S 10H AD 9H 8H QD KC 9D", "8H 10H KC 9H QD AD 9D 7S"),
+    ])
+    def test_the_same_cards_left_after_tricks_won_by_other_sides(self, seed: int, one: str, other: str) -> None:
+        """Two tricks played two ways from the same position leave the same cards with the same
+        leader, but one way a side has taken no trick and the other way both have: the capot
+        open in one is not in the other, so under the deal score one solver gives each position
+        its own value (a "best" search, whose answer the table keeps for the position itself)
+        and its own cards' values, in either order."""
+        base = played_out(MANILLE, seed, 4)
+        twins = []
+        for cards in (one, other):
+            p = base
+            for card in cards.split():
+                p = p.play(card)
+            twins.append(p)
+        assert twins[0].hands == twins[1].hands and twins[0].leader == twins[1].leader
+        assert twins[0].tricks_won() != twins[1].tricks_won() and 0 in twins[0].tricks_won() + twins[1].tricks_won()
+        for order in (twins, twins[::-1]):
+            solver = Solver()
+            for p in order:
+                assert solver.solve(p, mode="best", objective="score").value == brute_score(p), p.to_json()
+                solution = solver.solve(p, objective="score")
+                assert solution.value == brute_score(p), p.to_json()
+                for card, v in solution.values.items():
+                    after = p.play(card)
+                    assert v == brute_score(after) * (1 if after.to_move % 2 == p.to_move % 2 else -1), card
+
     def test_clear_forgets(self) -> None:
         position = Position.from_json(deal(MANILLE, 4).to_position_json())
         solver = Solver()
@@ -664,6 +721,23 @@ class TestArguments:
             assert (s.target, s.reached) == (target, reached)
             every = solver.solve(self.position, mode="targets", target=target)
             assert (every.target, every.reached, set(every.best)) == (target, reached, legal if reached else set())
+
+    @pytest.mark.parametrize("game, trumps", [("manille", "10S AS KS QS JS 9S 8S 7S"),
+                                              ("malilla", "7S AS KS QS JS 6S 5S 4S 3S 2S")])
+    def test_every_point_is_in_reach_and_one_more_is_not(self, game: str, trumps: str) -> None:
+        """N holds every trump and leads: each lead of a trump wins its trick, so N-S take every
+        point of the deal and not one more."""
+        profile = get_profile(game)
+        rest = [r + s for s in "HDC" for r in profile.ranks]
+        position = Position.from_json({"game": game, "trump": "S", "leader": "N", "trick": [],
+                                       "hands": {"N": trumps, "E": " ".join(rest[0::3]),
+                                                 "S": " ".join(rest[1::3]), "W": " ".join(rest[2::3])}})
+        total = profile.total_points
+        solver = Solver(1 << 20)
+        assert solver.solve(position, mode="best").value == total
+        for mode in ("target", "targets"):
+            assert solver.solve(position, mode=mode, target=total).reached
+            assert not solver.solve(position, mode=mode, target=total + 1).reached
 
     @pytest.mark.parametrize("kwargs, message", [
         ({"timeout": "1"}, "timeout: '1' is not a positive number of seconds"),
