@@ -192,6 +192,23 @@ class TestDealScoreObjective:
         assert out["cards"][0]["loses_capot"] is True and "loses_capot" not in out["cards"][1]
         assert out["cards"][0]["deal"] == {"N-S": 0, "E-W": 30}
 
+    def test_a_card_that_lets_the_rivals_take_every_trick_loses_a_capot(self) -> None:
+        """At no-trump, two tricks from the end, N-S have no point and no trick. W leads 9C, which
+        nobody else can follow; N holds QS and 8D and W's last card is 7D. Keeping 8D, N takes the
+        last trick, worth no point: E-W score (60 - 30) x 2 = 60. Throwing 8D, N lets E-W take every
+        trick, a capot: 120. Points see no cost; the flag shows it under both objectives."""
+        obj = {"game": "manille", "trump": "NT", "leader": "N",
+               "hands": {"N": "9D 10C QS 8D 8S 8C QD AS", "E": "9H 10S AH 10H QC 8H JC AC",
+                         "S": "9S AD JD KS 7H 7S 7C JH", "W": "KD JS KC 9C QH 10D 7D KH"},
+               "play": ["QD", "AC", "AD", "10D", "KD", "9D", "JC", "JD", "KH", "10C", "10H", "JH", "9H", "7H",
+                        "QH", "8S", "JS", "AS", "10S", "KS", "QC", "7C", "KC", "8C", "9C", "8D"]}
+        points, score = (analyze(obj, Solver(SMALL), objective=o) for o in ("points", "score"))
+        last = score.cards[-1]
+        assert (last.seat, last.card, last.before, last.after, last.best, last.loses_capot) == \
+            ("N", "8D", -60, -120, ("QS",), True)
+        last = points.cards[-1]
+        assert (last.card, last.before, last.after, last.loses_capot) == ("8D", 0, 0, True)
+
     @settings(max_examples=12, deadline=None)
     @given(game=st.sampled_from(["manille", "malilla"]), seed=st.integers(0, 10 ** 6),
            cards=st.none() | st.integers(1, 20), pending=st.booleans())
@@ -315,6 +332,21 @@ class TestPartialDeals:
         assert out["complete"] is False and "match_points" not in out["actual"]
         assert any("partial deal" in n for n in r.notes)
 
+    @pytest.mark.parametrize("game, cards", [("malilla", 14), ("manille", 11)])
+    def test_an_unfinished_trick_counts_its_cards_points_only(self, game: str, cards: int) -> None:
+        """A completed trick is worth its cards' points and the trick's point (Malilla); the trick
+        the play stops in has no winner yet and only its cards' points so far."""
+        worth = {"7": 5, "A": 4, "K": 3, "Q": 2, "J": 1} if game == "malilla" else \
+            {"10": 5, "A": 4, "K": 3, "Q": 2, "J": 1}
+        bonus = 1 if game == "malilla" else 0
+        analysis = analyze(played_deal(game, 9, cards), Solver(SMALL))
+        *complete, unfinished = analysis.tricks
+        for trick in complete:
+            assert trick.winner is not None
+            assert trick.points == sum(worth.get(c[:-1], 0) for c in trick.cards) + bonus
+        assert len(unfinished.cards) == cards % 4 and unfinished.winner is None
+        assert unfinished.points == sum(worth.get(c[:-1], 0) for c in unfinished.cards)
+
 
 # ------------------------------------------------------------------ the result
 
@@ -395,6 +427,16 @@ class TestResult:
         assert score == ((signed, 0) if signed > 0 else (0, -signed))
         assert capot == (abs(signed) > plain_most(start))
         assert asked == ([] if 0 < ns < MANILLE.total_points else ["score"])
+
+    @pytest.mark.parametrize("pending, signed", [(False, 30), (True, 60)])
+    def test_every_point_without_every_trick_is_no_capot(self, pending: bool, signed: int) -> None:
+        """After the first trick of `capot_thrown`, N-S's trick of 7s, 8s and 9s, E-W can take every
+        point, 60, but not every trick: a plain win of 60 - 30 = 30, doubled by a pending doubling."""
+        obj = capot_thrown()
+        position = start_of({**obj, "pending_doubling": True} if pending else obj)
+        for card in obj["play"]:
+            position = position.play(card)
+        assert perfect_score(Solver(SMALL), position)[:2] == ((0, signed), False)
 
     def test_manille_pending_doubling_doubles_the_actual_score(self) -> None:
         obj = played_deal("manille", 2, pending_doubling=True)
