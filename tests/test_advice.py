@@ -534,6 +534,17 @@ def test_a_card_that_was_best_on_what_was_visible_is_unlucky_not_a_mistake():
     assert verdict("2S", advice, cost=0)["verdict"] == "lucky"
 
 
+def test_a_loss_is_significant_only_above_half_a_point_and_twice_its_error():
+    """A loss of 1 point over means whose errors combine to 1.41 is within twice its error; a
+    loss of 0.4 point, however sure, is within half a point: neither card is a mistake."""
+    from solver.advice import Advice, CardAdvice, verdict
+    noisy = Advice("N", 40, (CardAdvice("AS", 20.0, 6.3, 1.0), CardAdvice("KS", 19.0, 6.3, 1.0)), None, 0, 1000)
+    sure = Advice("N", 40, (CardAdvice("AS", 20.0, 0.1, 0.01), CardAdvice("KS", 19.6, 0.1, 0.01)), None, 0, 1000)
+    for advice in (noisy, sure):
+        assert verdict("KS", advice, cost=3)["verdict"] == "unlucky"
+        assert verdict("KS", advice, cost=0)["verdict"] == "good"
+
+
 def test_card_advice_with_a_goal_but_no_goal_error_writes_its_json():
     from solver.advice import CardAdvice
     assert CardAdvice("AS", 20.0, 4.0, 0.6, goal=0.75).to_json() == {

@@ -240,6 +240,13 @@ def test_natural_cards():
     assert natural_cards(after)["cheapest"] == "4H"
 
 
+def test_natural_cards_that_tie_are_taken_in_suit_order():
+    """N leads holding KC 2C KH 2H, no trump: the kings tie for the highest and the greedy card, the
+    twos for the lowest; spades, hearts, diamonds, clubs is the order that settles each tie."""
+    lead = hand_made("malilla", "D", ["KC 2C KH 2H", "AH 3H 4D 5D", "AC 3C 4S 5S", "QS 6S 6H 6C"], "N")
+    assert natural_cards(lead) == {"highest": "KH", "greedy": "KH", "cheapest": "2H"}
+
+
 def test_rating_on_hand_made_position():
     # W must beat N's KH with AH; N's 3S lead keeps the king: one only-move; the highest card and the
     # greedy card (KH) fail, the cheapest (on lead: the lowest, 3S) succeeds

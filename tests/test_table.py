@@ -88,6 +88,16 @@ class TestParManille:
         assert par.score == max(c.dealer_score for c in par.choices)
         assert set(par.best) == {c.trump for c in par.choices if c.dealer_score == par.score}
 
+    def test_the_par_of_each_dealer_is_its_best_choice_the_last_included(self) -> None:
+        """Without a dealer, par is read from every seat's chair; each one's score is the best of
+        its choices, no-trump, the last of them, included: here it is N's and S's par."""
+        obj = {k: v for k, v in seeded("manille", 103, 3).items() if k not in ("trump", "leader", "to_move", "dealer")}
+        table = table_of(obj, Solver())
+        for par in table.par:
+            assert par.score == max(c.dealer_score for c in par.choices)
+            assert par.best == tuple(c.trump for c in par.choices if c.dealer_score == par.score)
+        assert [par.best for par in table.par if par.dealer in "NS"] == [("NT",), ("NT",)]
+
     def test_multipliers(self, manille_capot_table) -> None:
         (par,) = manille_capot_table.par
         capots = [c for c in par.choices if c.capot]
