@@ -35,4 +35,3 @@ cdef void count_leaves(const RuleFlags* r, State* st, int depth, Count* n) noexc
         play_card(r, st, c, &u)
         count_leaves(r, st, depth - 1, n)
         st[0] = u.before
-
