@@ -503,21 +503,33 @@ class TestStopping:
             solver = Solver(threads=2 + seed % 2)
             solver._core.helpers_after = 0
             solver._core.split_from = 8
+            scale = Solver().solve(position, mode, target=target).nodes
             tries = stopped = 0
-            # on a loaded machine the timer can wake after the search: it tries on until one lands
+            # the cancel comes at a node count, whatever the load; one that comes late is tried again
             while tries < 12 or (not stopped and tries < 300):
                 tries += 1
                 solver.clear()
-                timer = threading.Timer(rng.uniform(0, 0.004), solver.cancel)
-                timer.start()
+                ended = threading.Event()
+                watcher = threading.Thread(target=self.cancel_at,
+                                           args=(solver, solver.stats["nodes"] + rng.randrange(scale), ended))
+                watcher.start()
                 try:
                     solver.solve(position, mode, target=target)
                 except SearchStopped:
                     stopped += 1
-                timer.join()
+                ended.set()
+                watcher.join()
                 solver.withdraw_cancel()   # one that came after the search
                 assert solver.solve(position).values == expected.values
             assert stopped > 0
+
+    @staticmethod
+    def cancel_at(solver: Solver, nodes: int, ended: threading.Event) -> None:
+        """Cancel the search of `solver` once its node count reaches `nodes`, unless it ends first."""
+        while solver.stats["nodes"] < nodes:
+            if ended.wait(0.0001):
+                return
+        solver.cancel()
 
     def test_solver_usable_after_timeout(self) -> None:
         position = Position.from_json(deal(MALILLA, 9).to_position_json())
