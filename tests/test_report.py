@@ -191,7 +191,8 @@ class TestDealScorePage:
     capot says so under either objective."""
 
     @pytest.fixture(scope="class")
-    def capot(self):
+    @classmethod
+    def capot(cls):
         return {o: analyze(capot_thrown(), Solver(1 << 22), objective=o) for o in ("points", "score")}
 
     def test_values_and_chart_in_match_points(self, capot) -> None:
