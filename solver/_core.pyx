@@ -266,13 +266,13 @@ def count_plays(Rules rules, tuple hands, int trump, int leader, tuple trick, in
     cdef State st
     cdef Count n
     cdef uint64_t moves, before
-    cdef int c, reason, winning
+    cdef int c
     cdef Undo u
     cdef list out = []
     fill_state(&st, hands, trump, leader, trick, led, 0)
     memset(&n, 0, sizeof(Count))
     n.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
-    moves = legal_mask(&rules.r, &st, to_move(&rules.r, &st), &reason, &winning)
+    moves = legal_cards(&rules.r, &st, to_move(&rules.r, &st), NULL)
     while moves:
         c = ctz64(moves)
         moves &= moves - 1

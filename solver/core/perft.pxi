@@ -16,10 +16,9 @@ cdef struct Count:
 
 cdef void count_leaves(const RuleFlags* r, State* st, int depth, Count* n) noexcept nogil:
     """Add to n.leaves the legal sequences of `depth` more cards (at least 1)."""
-    cdef uint64_t moves
-    cdef int c, reason, winning
+    cdef uint64_t moves = legal_cards(r, st, to_move(r, st), NULL)
+    cdef int c
     cdef Undo u
-    moves = legal_mask(r, st, to_move(r, st), &reason, &winning)
     if depth == 1:
         n.leaves += popcount64(moves)
         if n.leaves - n.checked >= 1 << 22:
