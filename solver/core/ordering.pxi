@@ -147,7 +147,7 @@ cdef int sides_after(Ctx* X, int c, int seat) noexcept nogil:
         # c completes the trick: its side takes it when c beats the winning card
         return 1 << ((seat if beats(c, st.trick[st.win], st.trump) else winner_seat(&X.rules, st)) & 1)
     sides_key(X, c, k)
-    e = &X.sides[((k[0] ^ (k[1] * <uint64_t>0xC2B2AE3D27D4EB4FULL)) * <uint64_t>0x9E3779B97F4A7C15ULL) >> (64 - SIDES_BITS)]
+    e = &X.sides[mix_words(k[0], k[1]) >> (64 - SIDES_BITS)]
     if e.key[0] == k[0] and (e.key[1] & ~(<uint64_t>0xFF << 56)) == k[1]:
         return e.key[1] >> 56
     sides = played_sides(X, c, seat)

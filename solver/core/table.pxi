@@ -73,11 +73,16 @@ cdef enum:
 cdef uint64_t HOLDERS = ((<uint64_t>1) << HOLDER_BITS) - 1
 
 
+cdef inline uint64_t mix_words(uint64_t a, uint64_t b) noexcept nogil:
+    """A hash of two words whose high bits depend on every bit of both."""
+    return (a ^ (b * <uint64_t>0xC2B2AE3D27D4EB4FULL)) * <uint64_t>0x9E3779B97F4A7C15ULL
+
+
 cdef inline uint64_t shape_hash(const uint64_t* k) noexcept nogil:
     """The hash of a key's shape (all of it but which cards with points are
     in play), so that quasi-symmetric positions share a bucket; its high
     bits, which pick the bucket, depend on every bit of the shape."""
-    return (k[0] ^ ((k[1] & HOLDERS) * <uint64_t>0xC2B2AE3D27D4EB4FULL)) * <uint64_t>0x9E3779B97F4A7C15ULL
+    return mix_words(k[0], k[1] & HOLDERS)
 
 
 cdef inline uint64_t key_word(const Entry* e, int i) noexcept nogil:
