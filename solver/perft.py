@@ -47,7 +47,7 @@ def perft(position: Position | dict[str, Any] | str | bytes, depth: int, timeout
         position = Position.from_json(position)
     position.check()
     check_whole("depth", depth, 1)
-    left = sum(bin(hand).count("1") for hand in position.hands)
+    left = sum(hand.bit_count() for hand in position.hands)
     if depth > left:
         raise ValueError(f"depth: {depth} is more than the {left} cards left to play")
     limit = check_timeout(timeout)
