@@ -152,11 +152,17 @@ def played_deal(game: str, seed: int, cards: int | None = None, **extra) -> dict
 
 
 class CountingSolver(Solver):
-    """A Solver that adds up the nodes of every search it runs, in `searched`."""
+    """A Solver that adds up the nodes of every search it runs, in `searched`, and lists each
+    search's objective, in `objectives`."""
 
     searched = 0
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.objectives: list[str] = []
+
     def solve(self, *args, **kwargs):
+        self.objectives.append(kwargs.get("objective", "points"))
         sol = super().solve(*args, **kwargs)
         self.searched += sol.nodes
         return sol

@@ -409,13 +409,6 @@ class TestResult:
             self, seed: int, trump: str, pending: bool) -> None:
         """A capot takes every point: the points strictly between none and all score as the deal-score
         search does, and only points that leave a capot possible ask it."""
-        asked: list[str] = []
-
-        class Recording(Solver):
-            def solve(self, *args, **kwargs):
-                asked.append(kwargs.get("objective", "points"))
-                return super().solve(*args, **kwargs)
-
         obj = dealt(MANILLE, seed, trump=trump).to_position_json()
         start = Position.from_json({**obj, "pending_doubling": pending})
         value = Solver(SMALL).solve(start, mode="best").value
@@ -423,10 +416,11 @@ class TestResult:
         signed = Solver(SMALL).solve(start, mode="best", objective="score").value
         if start.to_move % 2:
             signed = -signed
-        score, capot, _ = perfect_score(Recording(SMALL), start, ns)
+        solver = CountingSolver(SMALL)
+        score, capot, _ = perfect_score(solver, start, ns)
         assert score == ((signed, 0) if signed > 0 else (0, -signed))
         assert capot == (abs(signed) > plain_most(start))
-        assert asked == ([] if 0 < ns < MANILLE.total_points else ["score"])
+        assert solver.objectives == ([] if 0 < ns < MANILLE.total_points else ["score"])
 
     @pytest.mark.parametrize("pending, signed", [(False, 30), (True, 60)])
     def test_every_point_without_every_trick_is_no_capot(self, pending: bool, signed: int) -> None:
