@@ -167,6 +167,8 @@ class Position:
     first_leader: int | None = field(default=None, compare=False)
     pending_doubling: bool = False
     """Manille: the previous deal was tied, so this one's deal score counts double."""
+    _checked: bool = field(default=False, init=False, repr=False, compare=False)
+    """Has `check` passed? The fields cannot change, so it need not run again."""
 
     def __post_init__(self) -> None:
         """A position whose hands and trick hold the whole deck, with no suit led but the trick's,
@@ -338,6 +340,8 @@ class Position:
         """Raise `PositionError` unless the fields make a position of its game: for a Position
         built field by field, what `from_json` checks of its input (the cards of the history
         are checked to be cards of the deck, dealt once, but not replayed)."""
+        if self._checked:
+            return
         profile = self.profile
         if not isinstance(profile, Profile):
             raise PositionError("game", f"{quoted(profile)} is not a game's Profile")
@@ -374,6 +378,7 @@ class Position:
         self._check_trick()
         if self.history is not None:
             self._check_history(self.history)
+        object.__setattr__(self, "_checked", True)
 
     def _check_played_cards(self, dealt: int) -> None:
         """Raise `PositionError` at the place of the first card of the trick or the history that
