@@ -101,10 +101,15 @@ def state_of(obj) -> ref.State:
 def seven_twins(state: ref.State) -> Iterator[ref.State]:
     """Each Malilla position that differs from `state` in one card of a hand only: the seven of a
     side suit not led yet, protected, where `state` has that suit's ace and the seven is out of
-    play, or the other way round. The two are next in rank, so nothing in play stands between."""
+    play, or the other way round. The two are next in rank, so nothing in play stands between.
+    Only the hands of players still to play to the trick change: the others played to it what
+    their hands then allowed."""
     game = state.game
     in_play = set().union(*state.hands) | set(state.trick)
+    played = {ref.State.seat_index(game.next_seat(state.leader, k)) for k in range(len(state.trick))}
     for i, hand in enumerate(state.hands):
+        if i in played:
+            continue
         for x in sorted(hand):
             s = ref.suit(x)
             if s == state.trump or s in state.led or game.rank(x) not in ("7", "A"):
