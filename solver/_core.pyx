@@ -321,6 +321,7 @@ cdef class Core:
     """
     cdef Ctx* X
     cdef object signature
+    cdef bint cleared       # nothing was searched since the last clear
     cdef readonly size_t memory
 
     def __cinit__(self, size_t memory=256 * 1024 * 1024):
@@ -371,6 +372,7 @@ cdef class Core:
         memset(self.X.sides, 0, sizeof(self.X.sides))
         self.X.tt.used = 0
         self.X.tt.active = self.X.tt.initial
+        self.cleared = True
 
     def cancel(self):
         """Stop the search running in another thread soon or, when none is, the next one to
@@ -460,8 +462,10 @@ cdef class Core:
         X.rules = rules.r
         fill_state(&X.st, hands, trump, leader, trick, led, won)
         if signature != self.signature or other_deal(X):
-            self.clear()
+            if not self.cleared:
+                self.clear()
             self.signature = signature
+        self.cleared = False
         if X.tt.used == 0:
             tt_reserve(&X.tt, popcount64(held(&X.st)))
         for i in range(4):
