@@ -258,40 +258,6 @@ cdef int raise_pending() except -1:
     return -1
 
 
-def count_plays(Rules rules, tuple hands, int trump, int leader, tuple trick, int led, int depth,
-                double timeout=0.0):
-    """[(card, the legal sequences of `depth` cards, at least 1, that begin with it)] for each
-    legal card of the player to move, `depth` at most the cards left. Raises SearchStopped past
-    `timeout` seconds (0: no limit), and what a signal handler raises (KeyboardInterrupt)."""
-    cdef State st
-    cdef Count n
-    cdef uint64_t moves, before
-    cdef int c
-    cdef Undo u
-    cdef list out = []
-    fill_state(&st, hands, trump, leader, trick, led, 0)
-    memset(&n, 0, sizeof(Count))
-    n.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
-    moves = legal_cards(&rules.r, &st, to_move(&rules.r, &st), NULL)
-    while moves:
-        c = ctz64(moves)
-        moves &= moves - 1
-        before = n.leaves
-        if depth == 1:
-            n.leaves += 1
-        else:
-            play_card(&rules.r, &st, c, &u)
-            with nogil:
-                count_leaves(&rules.r, &st, depth - 1, &n)
-            st = u.before
-        if n.stopped == INTERRUPTED:
-            raise_pending()
-        if n.stopped == PAST_DEADLINE:
-            raise SearchStopped(f"the count took more than the {timeout:g} s allowed")
-        out.append((c, n.leaves - before))
-    return out
-
-
 def equivalence_groups(Rules rules, uint64_t moves, uint64_t present):
     """Runs of equivalent cards among `moves`, each highest first."""
     cdef dict groups = {}
@@ -316,8 +282,8 @@ cdef class Core:
 
     Stored bounds stay valid across the positions of one deal; `solve`
     clears the table when the rules, the trump or the deal change. A Core
-    runs one search at a time: `solver.solve.Solver` serialises the calls
-    that several threads make.
+    runs one search or count at a time: `solver.solve.Solver` serialises the
+    calls that several threads make.
     """
     cdef Ctx* X
     cdef object signature
@@ -375,13 +341,52 @@ cdef class Core:
         self.cleared = True
 
     def cancel(self):
-        """Stop the search running in another thread soon or, when none is, the next one to
-        start (see `withdraw_cancel`)."""
+        """Stop the search or count running in another thread soon or, when none is, the next
+        one to start (see `withdraw_cancel`)."""
         self.X.stop = 1
 
     def withdraw_cancel(self):
-        """Drop a cancel that no search has taken."""
+        """Drop a cancel that no search or count has taken."""
         self.X.stop = 0
+
+    def count(self, Rules rules, tuple hands, int trump, int leader, tuple trick, int led, int depth,
+              double timeout=0.0):
+        """[(card, the legal sequences of `depth` cards, at least 1, that begin with it)] for each
+        legal card of the player to move, `depth` at most the cards left. Raises SearchStopped
+        once cancelled (`cancel`, as a search) or past `timeout` seconds (0: no limit), and what
+        a signal handler raises (KeyboardInterrupt)."""
+        cdef State st
+        cdef Count n
+        cdef uint64_t moves, before
+        cdef int c
+        cdef Undo u
+        cdef list out = []
+        if self.X.stop:   # a cancel before this count: it is taken here
+            self.X.stop = 0
+            raise SearchStopped("the count was stopped before it started")
+        fill_state(&st, hands, trump, leader, trick, led, 0)
+        memset(&n, 0, sizeof(Count))
+        n.stop = &self.X.stop
+        n.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
+        moves = legal_cards(&rules.r, &st, to_move(&rules.r, &st), NULL)
+        while moves:
+            c = ctz64(moves)
+            moves &= moves - 1
+            before = n.leaves
+            if depth == 1:
+                n.leaves += 1
+            else:
+                play_card(&rules.r, &st, c, &u)
+                with nogil:
+                    count_leaves(&rules.r, &st, depth - 1, &n)
+                st = u.before
+            if n.stopped == INTERRUPTED:
+                raise_pending()
+            if n.stopped:
+                self.X.stop = 0   # the cancel that stopped it, if one did, is taken
+                raise SearchStopped("the count was stopped before it finished")
+            out.append((c, n.leaves - before))
+        return out
 
     @property
     def static_bounds(self):

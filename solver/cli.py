@@ -22,8 +22,8 @@ from .profiles import PROFILES, get_profile
 from .puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit, check_options,
                       generate_attempts, mine, shortfall)
 from .puzzles import pretty as pretty_puzzle
-from .solve import (DEFAULT_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver, check_memory,
-                    check_threads, check_timeout)
+from .solve import (DEFAULT_MEMORY, MIN_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver,
+                    check_memory, check_threads, check_timeout)
 from .text import diagram, tricks_text
 
 __all__ = ["main"]
@@ -55,10 +55,10 @@ def cmd_legal(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from .perft import perft
+    solver = Solver(MIN_MEMORY)   # a count uses no table
 
     def answer(line: str) -> dict[str, Any]:
-        return perft(Position.from_json(line, strict=not args.lenient), args.depth, args.timeout).to_json()
+        return solver.perft(Position.from_json(line, strict=not args.lenient), args.depth, args.timeout).to_json()
 
     _json_lines(args.input, answer, sys.stdout)
     return 0

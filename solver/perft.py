@@ -2,14 +2,15 @@
 
 Chess programs check their move generators by such counts. Another program's
 legal-move routine for these games, given the same position, must count the
-same sequences, card by card (`malilla-dd perft`).
+same sequences, card by card (`malilla-dd perft`). `Solver.perft` counts on the
+solver's core, so that its `cancel` stops a count as it stops a search.
 
->>> from solver import Position
+>>> from solver import Position, Solver
 >>> p = Position.from_json({"game": "manille", "trump": "H", "leader": "N", "trick": [],
 ...     "hands": {"N": "10S 7H", "E": "AS 8H", "S": "KS 9H", "W": "QS 10H"}})
->>> perft(p, 4).cards
+>>> Solver().perft(p, 4).cards
 {'10S': 1, '7H': 1}
->>> perft(p, 8).total
+>>> Solver().perft(p, 8).total
 2
 """
 from __future__ import annotations
@@ -22,9 +23,8 @@ from .cards import card_name, sort_key
 from .checks import check_whole
 from .position import Position
 from .rules import core_rules, trump_index
-from .solve import SearchStopped, SearchTimeout, check_timeout
 
-__all__ = ["Perft", "perft"]
+__all__ = ["Perft", "check_depth", "count"]
 
 
 @dataclass(frozen=True)
@@ -39,22 +39,18 @@ class Perft:
         return {"depth": self.depth, "total": self.total, "cards": self.cards}
 
 
-def perft(position: Position | dict[str, Any] | str | bytes, depth: int, timeout: float | None = None) -> Perft:
-    """Count the legal sequences of the next `depth` cards (1 up to the cards left), by the
-    core's legal-move routine. `timeout`: seconds allowed, None for no limit; `SearchTimeout`
-    is raised when they run out (the count grows about fivefold a card)."""
-    if not isinstance(position, Position):
-        position = Position.from_json(position)
-    position.check()
+def check_depth(position: Position, depth: int) -> None:
+    """Raise ValueError naming `depth` unless it is a whole number from 1 to the cards left."""
     check_whole("depth", depth, 1)
     left = sum(hand.bit_count() for hand in position.hands)
     if depth > left:
         raise ValueError(f"depth: {depth} is more than the {left} cards left to play")
-    limit = check_timeout(timeout)
-    try:
-        counts = _core.count_plays(core_rules(position.profile), position.hands, trump_index(position.trump),
-                                   position.leader, position.trick, position.led, depth, limit or 0.0)
-    except SearchStopped:
-        raise SearchTimeout(f"timeout: the count took more than the {limit:g} s allowed") from None
+
+
+def count(core: _core.Core, position: Position, depth: int, timeout: float | None) -> Perft:
+    """The legal sequences of `depth` cards from `position` (both checked) counted on `core`,
+    whose `cancel` stops the count (`SearchStopped`), as does `timeout` (seconds, None: no limit)."""
+    counts = core.count(core_rules(position.profile), position.hands, trump_index(position.trump),
+                        position.leader, position.trick, position.led, depth, timeout or 0.0)
     counts.sort(key=lambda cn: sort_key(cn[0]))
     return Perft(depth, sum(n for _, n in counts), {card_name(c, position.profile): n for c, n in counts})

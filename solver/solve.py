@@ -14,7 +14,8 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -22,6 +23,7 @@ from . import _core
 from .cards import card_names, sort_key
 from .checks import check_whole
 from .errors import PositionError
+from .perft import Perft, check_depth, count
 from .position import Position
 from .quoting import quoted
 from .rules import core_rules
@@ -211,13 +213,13 @@ class Solver:
             self._core.clear()
 
     def cancel(self) -> None:
-        """Stop the search running in another thread or, when none is, the next one this solver
-        starts: it raises `SearchStopped`. A call of many searches (`analyze`, `table_of`,
-        `advise`) so stops wherever in it the cancel comes."""
+        """Stop the search or count (`perft`) running in another thread or, when none is, the next
+        one this solver starts: it raises `SearchStopped`. A call of many searches (`analyze`,
+        `table_of`, `advise`) so stops wherever in it the cancel comes."""
         self._core.cancel()
 
     def withdraw_cancel(self) -> None:
-        """Drop a cancel that no search has taken (one that came as the last search ended)."""
+        """Drop a cancel that no search or count has taken (one that came as the last ended)."""
         self._core.withdraw_cancel()
 
     def solve(self, position: Position | dict[str, Any] | str | bytes, mode: str = "all", objective: str = "points",
@@ -256,17 +258,38 @@ class Solver:
         goal = 0
         if target is not None:   # exactly in the target modes
             goal = self._target_points(position, target, capot)
+        with self._core_turn(limit, "search"):
+            value, scored, line, nodes, total = self._core.solve(
+                rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0, self._threads)
+        return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
+
+    def perft(self, position: Position | dict[str, Any] | str | bytes, depth: int,
+              timeout: float | None = None) -> Perft:
+        """Count the legal sequences of the next `depth` cards (1 up to the cards left) by the
+        core's legal-move routine, in total and by first card (see `solver.perft`). `cancel`
+        stops the count as it stops a search (`SearchStopped`); the table is not used.
+        timeout: as `solve`'s; `SearchTimeout` is raised when it runs out (the count grows
+        about fivefold a card)."""
+        if not isinstance(position, Position):
+            position = Position.from_json(position)
+        position.check()
+        check_depth(position, depth)
+        limit = check_timeout(timeout)
+        with self._core_turn(limit, "count"):
+            return count(self._core, position, depth, limit)
+
+    @contextmanager
+    def _core_turn(self, limit: float | None, work: str) -> Iterator[None]:
+        """This solver's turn on its core, for one search or count allowed `limit` seconds (None:
+        no limit); one stopped once they have run out raises `SearchTimeout`."""
         with self._turn:
             start = time.monotonic()
             try:
-                value, scored, line, nodes, total = self._core.solve(
-                    rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0,
-                    self._threads)
+                yield
             except SearchStopped:
                 if limit is not None and time.monotonic() - start >= limit:
-                    raise SearchTimeout(f"timeout: the search took more than the {limit:g} s allowed") from None
+                    raise SearchTimeout(f"timeout: the {work} took more than the {limit:g} s allowed") from None
                 raise
-        return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def _target_points(self, position: Position, target: int, capot: bool) -> int:
         """The target in the core's unit (points, a capot one above the total)."""

@@ -19,7 +19,6 @@ from solver import Position, PositionError, get_profile
 from solver.cli import build_parser
 from solver.deal import deal
 from solver.failures import write_file
-from solver.perft import perft
 from solver.solve import Solver
 
 BAD_LINE = '{"game": "malilla", "trump": "NT", "hands": {}}'
@@ -133,7 +132,7 @@ class TestPerftCommand:
             if obj is None:
                 assert "error" in line
             else:
-                assert line == perft(Position.from_json(obj), 3).to_json()
+                assert line == Solver().perft(Position.from_json(obj), 3).to_json()
                 assert line["total"] == sum(line["cards"].values()) > 0
 
     def test_a_depth_beyond_the_cards_left_is_an_error_line(self):

@@ -1,21 +1,26 @@
-"""Counting the legal sequences of cards (`solver.perft`): its checks and its limits. The counts
-themselves are held to the reference in test_reference.py."""
+"""Counting the legal sequences of cards (`Solver.perft`): its checks, its limits and its cancel.
+The counts themselves are held to the reference in test_reference.py."""
 from __future__ import annotations
 
 import signal
 import threading
+import time
 
 import pytest
 
 from conftest import load_vectors
 from solver import Position
-from solver.perft import perft
-from solver.solve import SearchTimeout
+from solver.solve import SearchStopped, SearchTimeout, Solver
 
 
 @pytest.fixture
 def full_deal() -> Position:
     return Position.from_json(load_vectors("full")[0])
+
+
+@pytest.fixture
+def solver() -> Solver:
+    return Solver()
 
 
 @pytest.mark.parametrize("depth, problem", [
@@ -24,38 +29,79 @@ def full_deal() -> Position:
     (2.0, "depth: 2.0 is not a whole number"),
     (41, "depth: 41 is more than the 40 cards left to play"),
 ])
-def test_a_depth_outside_the_cards_left_is_refused(full_deal, depth, problem):
+def test_a_depth_outside_the_cards_left_is_refused(solver, full_deal, depth, problem):
     with pytest.raises(ValueError, match=f"^{problem}$"):
-        perft(full_deal, depth)
+        solver.perft(full_deal, depth)
 
 
-def test_one_card_counts_the_legal_cards(full_deal):
-    counted = perft(full_deal, 1)
+def test_one_card_counts_the_legal_cards(solver, full_deal):
+    counted = solver.perft(full_deal, 1)
     assert counted.cards == {card: 1 for card in full_deal.legal_moves()}
     assert counted.total == len(full_deal.legal_moves())
 
 
-def test_the_last_card_of_a_deal_can_be_counted():
+def test_the_last_card_of_a_deal_can_be_counted(solver):
     last = Position.from_json({"game": "manille", "trump": "NT", "leader": "N", "trick": ["7S", "8S", "9S"],
                                "hands": {"N": "", "E": "", "S": "", "W": "10S"}})
-    assert perft(last, 1).to_json() == {"depth": 1, "total": 1, "cards": {"10S": 1}}
+    assert solver.perft(last, 1).to_json() == {"depth": 1, "total": 1, "cards": {"10S": 1}}
 
 
-def test_a_count_past_its_timeout_raises(full_deal):
+def test_a_count_past_its_timeout_raises(solver, full_deal):
     with pytest.raises(SearchTimeout, match="^timeout: the count took more than the 0.01 s allowed$"):
-        perft(full_deal, 24, timeout=0.01)
+        solver.perft(full_deal, 24, timeout=0.01)
 
 
-def test_a_timeout_must_be_a_positive_number(full_deal):
+def test_a_timeout_must_be_a_positive_number(solver, full_deal):
     with pytest.raises(ValueError, match="^timeout: "):
-        perft(full_deal, 4, timeout=0)
+        solver.perft(full_deal, 4, timeout=0)
 
 
-def test_ctrl_c_stops_a_long_count(full_deal):
+def test_ctrl_c_stops_a_long_count(solver, full_deal):
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            perft(full_deal, 30, timeout=60)
+            solver.perft(full_deal, 30, timeout=60)
     finally:
         timer.cancel()
+
+
+def test_a_cancel_from_another_thread_stops_a_long_count_within_milliseconds(solver, full_deal):
+    stopped: list[float] = []
+    timer = threading.Timer(0.3, lambda: stopped.append(time.monotonic()) or solver.cancel())
+    timer.start()
+    try:
+        with pytest.raises(SearchStopped) as raised:
+            solver.perft(full_deal, 30, timeout=60)
+        ended = time.monotonic()
+    finally:
+        timer.cancel()
+    assert not isinstance(raised.value, SearchTimeout)
+    assert str(raised.value) == "the count was stopped before it finished"
+    assert ended - stopped[0] < 0.05
+
+
+def test_a_cancel_before_a_count_stops_it_and_is_taken(solver, full_deal):
+    solver.cancel()
+    with pytest.raises(SearchStopped, match="^the count was stopped before it started$"):
+        solver.perft(full_deal, 8)
+    assert solver.perft(full_deal, 8) == Solver().perft(full_deal, 8)
+
+
+def test_a_withdrawn_cancel_stops_no_count(solver, full_deal):
+    solver.cancel()
+    solver.withdraw_cancel()
+    assert solver.perft(full_deal, 4).total == 77
+
+
+def test_the_counts_after_a_stopped_count_are_exact(solver, full_deal):
+    """The leaves of the stopped count are not carried into the next, nor is its cancel into
+    the next count or search."""
+    timer = threading.Timer(0.05, solver.cancel)
+    timer.start()
+    with pytest.raises(SearchStopped):
+        solver.perft(full_deal, 30)
+    timer.join()
+    counted = solver.perft(full_deal, 8)
+    assert counted.total == 4261 and counted == Solver().perft(full_deal, 8)
+    assert solver.solve(full_deal).values == load_vectors("full")[0]["values"]

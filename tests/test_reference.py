@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import assert_modes_agree, assert_targets
 from solver import IllegalPlay, Position
-from solver.perft import perft
 from solver.profiles import MALILLA, MANILLE, MAX_KEYED_RANKS, Profile
 from solver.solve import Solver
 
@@ -184,23 +183,23 @@ class TestPerft:
     """The legal sequences of cards the core counts, against the reference's plain recursion."""
 
     @staticmethod
-    def assert_counts(state: ref.State, depth: int) -> None:
-        counted = perft(position(state), depth)
+    def assert_counts(solver: Solver, state: ref.State, depth: int) -> None:
+        counted = solver.perft(position(state), depth)
         expected = {card: ref.perft(ref.play(state, card)[0], depth - 1) for card in ref.legal(state)}
         assert counted.cards == expected, state.to_json()
         assert counted.total == sum(expected.values())
 
     @settings(max_examples=300, **SETTINGS)
     @given(state=any_endgame(), data=st.data())
-    def test_random_endgames_card_by_card(self, state, data):
+    def test_random_endgames_card_by_card(self, solver, state, data):
         left = sum(len(h) for h in state.hands)
-        self.assert_counts(state, data.draw(st.integers(1, min(left, 8))))
+        self.assert_counts(solver, state, data.draw(st.integers(1, min(left, 8))))
 
-    def test_full_deals_of_the_vectors_to_two_tricks(self, vector_lines):
+    def test_full_deals_of_the_vectors_to_two_tricks(self, solver, vector_lines):
         lines = vector_lines("full")
         assert len(lines) >= 10
         for obj in lines:
-            self.assert_counts(state_of(obj), 8)
+            self.assert_counts(solver, state_of(obj), 8)
 
 
 class TestValuesOfEveryCard:

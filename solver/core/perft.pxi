@@ -3,15 +3,34 @@
 
 
 cdef enum:                  # why a count stopped
-    PAST_DEADLINE = 1
+    STOPPED = 1             # cancelled (its core's `stop`) or past its deadline
     INTERRUPTED = 2         # a signal handler raised (Ctrl-C): its error is pending
+
+
+cdef enum:
+    STOP_EVERY = 1 << 14    # leaves between looks at the stop flag and the clock (well under a millisecond)
+    SIGNALS_EVERY = 1 << 22 # leaves between looks at the signals, which take the GIL
 
 
 cdef struct Count:
     uint64_t leaves         # the sequences of `depth` legal cards
     long long deadline_ns   # 0: none
-    uint64_t checked        # leaves at the last look at the clock and the signals
+    volatile int* stop      # set by another thread to stop the count (the core's `cancel`)
+    uint64_t checked        # leaves at the last look at the stop flag and the clock
+    uint64_t signals_checked    # leaves at the last look at the signals
     int stopped             # 0 while it runs, or why it stopped
+
+
+cdef void check_count(Count* n) noexcept nogil:
+    """Mark the count stopped if it is cancelled or past its deadline or, every SIGNALS_EVERY
+    leaves, a signal handler raised."""
+    n.checked = n.leaves
+    if n.stop[0] or (n.deadline_ns and now_ns() > n.deadline_ns):
+        n.stopped = STOPPED
+    elif n.leaves - n.signals_checked >= SIGNALS_EVERY:
+        n.signals_checked = n.leaves
+        if signal_raised():
+            n.stopped = INTERRUPTED
 
 
 cdef void count_leaves(const RuleFlags* r, State* st, int depth, Count* n) noexcept nogil:
@@ -21,12 +40,8 @@ cdef void count_leaves(const RuleFlags* r, State* st, int depth, Count* n) noexc
     cdef Undo u
     if depth == 1:
         n.leaves += popcount64(moves)
-        if n.leaves - n.checked >= 1 << 22:
-            n.checked = n.leaves
-            if n.deadline_ns and now_ns() > n.deadline_ns:
-                n.stopped = PAST_DEADLINE
-            if signal_raised():
-                n.stopped = INTERRUPTED
+        if n.leaves - n.checked >= STOP_EVERY:
+            check_count(n)
         return
     while moves and not n.stopped:
         c = ctz64(moves)
