@@ -58,7 +58,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     solver = Solver(MIN_MEMORY)   # a count uses no table
 
     def answer(line: str) -> dict[str, Any]:
-        return solver.perft(Position.from_json(line, strict=not args.lenient), args.depth, args.timeout).to_json()
+        return solver.perft(line, args.depth, args.timeout, strict=not args.lenient).to_json()
 
     _json_lines(args.input, answer, sys.stdout)
     return 0

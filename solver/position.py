@@ -168,7 +168,7 @@ class Position:
     pending_doubling: bool = False
     """Manille: the previous deal was tied, so this one's deal score counts double."""
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
-    """Has `check` passed? The fields cannot change, so it need not run again."""
+    """Has `check` passed (strict)? The fields cannot change, so it need not run again."""
 
     def __post_init__(self) -> None:
         """A position whose hands and trick hold the whole deck, with no suit led but the trick's,
@@ -336,10 +336,11 @@ class Position:
                                 f"{_suits(known) or 'nothing'}")
         return led
 
-    def check(self) -> None:
+    def check(self, strict: bool = True) -> None:
         """Raise `PositionError` unless the fields make a position of its game: for a Position
         built field by field, what `from_json` checks of its input (the cards of the history
-        are checked to be cards of the deck, dealt once, but not replayed)."""
+        are checked to be cards of the deck, dealt once, but not replayed); with
+        ``strict=False``, as `from_json` reads an abstract position."""
         if self._checked:
             return
         profile = self.profile
@@ -374,11 +375,13 @@ class Position:
         if played < 0 or played & (dealt | ~full):
             self._check_played_cards(dealt)
         self._read_pending(self.pending_doubling, profile)
-        self.check_sizes()
+        if strict or self.history is not None:
+            self.check_sizes()
         self._check_trick()
         if self.history is not None:
             self._check_history(self.history)
-        object.__setattr__(self, "_checked", True)
+        if strict:
+            object.__setattr__(self, "_checked", True)
 
     def _check_played_cards(self, dealt: int) -> None:
         """Raise `PositionError` at the place of the first card of the trick or the history that

@@ -264,15 +264,16 @@ class Solver:
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def perft(self, position: Position | dict[str, Any] | str | bytes, depth: int,
-              timeout: float | None = None) -> Perft:
+              timeout: float | None = None, *, strict: bool = True) -> Perft:
         """Count the legal sequences of the next `depth` cards (1 up to the cards left) by the
         core's legal-move routine, in total and by first card (see `solver.perft`). `cancel`
         stops the count as it stops a search (`SearchStopped`); the table is not used.
         timeout: as `solve`'s; `SearchTimeout` is raised when it runs out (the count grows
-        about fivefold a card)."""
+        about fivefold a card). strict: False leaves the hand sizes unchecked, for abstract
+        positions (`Position.from_json`)."""
         if not isinstance(position, Position):
-            position = Position.from_json(position)
-        position.check()
+            position = Position.from_json(position, strict=strict)
+        position.check(strict)
         check_depth(position, depth)
         limit = check_timeout(timeout)
         with self._core_turn(limit, "count"):

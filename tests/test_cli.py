@@ -140,6 +140,15 @@ class TestPerftCommand:
         got = answers(run("perft", "--depth", "41", stdin=json.dumps(obj) + "\n"))
         assert got == [{"error": "depth: 41 is more than the 40 cards left to play"}]
 
+    def test_lenient_counts_a_position_whose_hand_sizes_do_not_fit(self):
+        uneven = {"game": "malilla", "trump": "D", "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC",
+                  "hands": {"N": "KS AH 2D", "W": "KC 5C 3C", "S": "2S 4H", "E": "7D QC"}}
+        line = json.dumps(uneven) + "\n"
+        assert answers(run("perft", "--depth", "3", "--lenient", stdin=line)) == \
+            [Solver().perft(uneven, 3, strict=False).to_json()]
+        [refused] = answers(run("perft", "--depth", "3", stdin=line))
+        assert refused["error"].startswith("hands: sizes N=3 E=2 S=2 W=3 do not fit")
+
     def test_a_depth_below_one_is_refused_before_any_input(self):
         proc = run("perft", "--depth", "0")
         assert proc.returncode == 2 and "--depth: 0 must be at least 1" in proc.stderr

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from conftest import load_vectors
-from solver import Position
+from solver import Position, PositionError
 from solver.solve import SearchStopped, SearchTimeout, Solver
 
 
@@ -44,6 +44,22 @@ def test_the_last_card_of_a_deal_can_be_counted(solver):
     last = Position.from_json({"game": "manille", "trump": "NT", "leader": "N", "trick": ["7S", "8S", "9S"],
                                "hands": {"N": "", "E": "", "S": "", "W": "10S"}})
     assert solver.perft(last, 1).to_json() == {"depth": 1, "total": 1, "cards": {"10S": 1}}
+
+
+UNEVEN = {"game": "malilla", "trump": "D", "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC",
+          "hands": {"N": "KS AH 2D", "W": "KC 5C 3C", "S": "2S 4H", "E": "7D QC"}}
+"""An abstract position: W holds a card more than the trick leaves it."""
+
+
+def test_a_lenient_count_leaves_the_hand_sizes_unchecked(solver):
+    position = Position.from_json(UNEVEN, strict=False)
+    expected = {card: sum(len(after.play(c).legal_moves()) for c in after.legal_moves())
+                for card in position.legal_moves() for after in [position.play(card)]}
+    assert solver.perft(UNEVEN, 3, strict=False).cards == expected
+    assert solver.perft(position, 3, strict=False).cards == expected
+    for strict in (UNEVEN, position):
+        with pytest.raises(PositionError, match="^hands: sizes N=3 E=2 S=2 W=3 do not fit a trick of 3 card"):
+            solver.perft(strict, 3)
 
 
 def test_a_count_past_its_timeout_raises(solver, full_deal):
