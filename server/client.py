@@ -5,10 +5,10 @@
 ...     solution = dd.solve(position_json, mode="best", timeout=5)
 ...     solution.value, solution.best, dd.legal_moves(position_json)
 
-Answers are the library's own `solver.solve.Solution`; `analyze_play` and
-`table` give the library's JSON of an analysis and a table (what
-`Analysis.to_json()` and `DDTable.to_json()` give, as `malilla-dd analyze` and
-`malilla-dd table` print it). A position, played deal, full deal or view
+Answers are the library's own `solver.solve.Solution` and `solver.perft.Perft`;
+`analyze_play` and `table` give the library's JSON of an analysis and a table
+(what `Analysis.to_json()` and `DDTable.to_json()` give, as `malilla-dd analyze`
+and `malilla-dd table` print it). A position, played deal, full deal or view
 is read and checked by the library before the call, so a bad one raises the
 library's `PositionError` (a ValueError naming the field, as `malilla-dd`
 words it) and is never sent; `solve_many` answers an item that is not a JSON
@@ -35,6 +35,7 @@ from solver.checks import check_whole
 from solver.errors import PositionError
 from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
 from solver.jsonlines import blank_line, input_lines
+from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
@@ -260,6 +261,15 @@ class Client:
                                        lenient=lenient)
         return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
+    def perft(self, position: PositionLike, depth: int, lenient: bool = False,
+              timeout: float | None = None) -> Perft:
+        """`solver.solve.Solver.perft` on the server: the legal sequences of the next `depth` cards,
+        in total and by first card (`lenient` skips the hand-size checks, as in `legal_moves`)."""
+        checked = _checked(position, strict=not lenient)
+        check_depth(checked, depth)
+        request = pb.PerftRequest(position=convert.position_message(checked), depth=depth, lenient=lenient)
+        return convert.perft_from_message(self._call(self.stub.Perft, request, timeout))
+
     def analyze_play(self, deal: PlayedDealLike, timeout: float | None = None, *, objective: str = "points",
                      single_dummy: int = 0, seed: int | None = None) -> dict[str, Any]:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
@@ -331,10 +341,10 @@ def holds_certificates(pem: bytes) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m server.client solve|legal|analyze|table|advise|puzzles|health`: JSON lines on stdin
-    (positions, played deals, full deals, views; `puzzles` reads none), answers as JSON lines (the
-    formats of `malilla-dd solve`, `legal`, `analyze`, `table`, `advise` and `puzzles`) from a
-    running service."""
+    """`python -m server.client solve|legal|perft|analyze|table|advise|puzzles|health`: JSON lines on
+    stdin (positions, played deals, full deals, views; `puzzles` reads none), answers as JSON lines
+    (the formats of `malilla-dd solve`, `legal`, `perft`, `analyze`, `table`, `advise` and `puzzles`)
+    from a running service."""
     import argparse
     import json
     import os
@@ -346,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
 
     read_stdin_as_utf8()
     parser = ArgumentParser(prog="python -m server.client", description=main.__doc__)
-    parser.add_argument("command", choices=["solve", "legal", "analyze", "table", "advise", "puzzles", "health"])
+    parser.add_argument("command", choices=["solve", "legal", "perft", "analyze", "table", "advise", "puzzles",
+                                            "health"])
     parser.add_argument("--address", default=os.environ.get("MALILLA_DD_ADDRESS") or "127.0.0.1:50051",
                         help="host:port of the service (default 127.0.0.1:50051) [env MALILLA_DD_ADDRESS]")
     parser.add_argument("--mode", choices=list(convert.MODES), help="solve: the search mode (default all)")
@@ -355,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=int)
     parser.add_argument("--single-dummy", type=int, metavar="N",
                         help="analyze: each card's single-dummy verdict from N sampled layouts (default 0: none)")
-    parser.add_argument("--lenient", action="store_true", help="legal: skip the hand-size checks")
+    parser.add_argument("--lenient", action="store_true", help="legal and perft: skip the hand-size checks")
+    parser.add_argument("--depth", type=int, metavar="N",
+                        help="perft: count the legal sequences of the next N cards, 1 up to the cards left (required)")
     add_trumps(parser, "table: ")
     parser.add_argument("--samples", type=int, help="advise: layouts of the hidden cards to solve (default 100)")
     parser.add_argument("--goal", type=int, help="advise: also report how often each card takes at least this "
@@ -382,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if (args.mode in TARGET_MODES) != (args.target is not None):
         parser.error("give --target exactly with --mode target or targets")
-    commands = {"--mode": "solve", "--objective": "solve analyze", "--single-dummy": "analyze", "--lenient": "legal",
+    commands = {"--mode": "solve", "--objective": "solve analyze", "--single-dummy": "analyze",
+                "--lenient": "legal perft", "--depth": "perft",
                 "--trumps": "table", "--samples": "advise", "--goal": "advise", "--seed": "analyze advise puzzles",
                 "--game": "puzzles", "--count": "puzzles", "--min-tricks": "puzzles", "--max-tricks": "puzzles",
                 "--margin": "puzzles", "--max-attempts": "puzzles"}
@@ -390,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
         value = getattr(args, flag[2:].replace("-", "_"))
         if value is not None and value is not False and args.command not in takers.split():
             parser.error(f"{flag}: no effect with {args.command}")
+    if args.command == "perft" and args.depth is None:
+        parser.error("perft needs --depth")
     if args.command == "analyze" and args.seed is not None and not args.single_dummy:
         parser.error("--seed: no effect with --single-dummy 0 (the default)")
     samples = 100 if args.samples is None else args.samples
@@ -397,8 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_timeout(args.timeout)
         check_token(args.token)
-        for flag, least in (("--samples", 1), ("--goal", 0), ("--single-dummy", 0), ("--count", None),
-                            ("--min-tricks", None), ("--max-tricks", None), ("--margin", None),
+        for flag, least in (("--samples", 1), ("--goal", 0), ("--single-dummy", 0), ("--depth", 1),
+                            ("--count", None), ("--min-tricks", None), ("--max-tricks", None), ("--margin", None),
                             ("--max-attempts", None), ("--seed", None)):   # what the request's fields can carry
             value = getattr(args, flag[2:].replace("-", "_"))
             if value is not None:
@@ -448,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     if args.command == "legal":
                         answer = {"legal": client.legal_moves(line, lenient=args.lenient)}
+                    elif args.command == "perft":
+                        answer = client.perft(line, args.depth, lenient=args.lenient).to_json()
                     elif args.command == "analyze":
                         answer = client.analyze_play(line, objective=args.objective or "points",
                                                      single_dummy=args.single_dummy or 0, seed=args.seed)

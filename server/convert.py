@@ -6,7 +6,8 @@ becomes a `Solution` message field for field. Likewise a `PlayedDeal` or `Deal`
 message becomes the JSON that `solver.analysis.PlayedDeal.from_json` or
 `solver.table.read_table_input` reads, and an `Analysis` or `DDTable` becomes a
 message built from its `to_json()`, key for key (``{"N-S": a, "E-W": b}`` is a
-`SidePair` ``ns``/``ew``; seats ``N E S W`` are fields ``n e s w``). The client
+`SidePair` ``ns``/``ew``; seats ``N E S W`` are fields ``n e s w``), and a
+`solver.perft.Perft` a `PerftResponse` with a `CardCount` per card. The client
 uses the reverse directions, back to the library's JSON.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS, parse_card, sort_key
 from solver.jsonlines import json_object
+from solver.perft import Perft
 from solver.position import Position, check_history_length
 from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
@@ -28,9 +30,10 @@ from solver.view import VIEW_KEYS
 from ._proto import pb
 
 __all__ = ["MODES", "OBJECTIVES", "mode_name", "objective_name", "position_dict", "position_message",
-           "solution_message", "solution_from_message", "field_path", "played_deal_dict", "played_deal_message",
-           "deal_dict", "deal_message", "analysis_message", "analysis_json", "table_message", "table_json",
-           "puzzle_message", "puzzle_json", "view_dict", "view_message", "advice_message", "advice_json"]
+           "solution_message", "solution_from_message", "perft_message", "perft_from_message", "field_path",
+           "played_deal_dict", "played_deal_message", "deal_dict", "deal_message", "analysis_message",
+           "analysis_json", "table_message", "table_json", "puzzle_message", "puzzle_json", "view_dict", "view_message",
+           "advice_message", "advice_json"]
 
 MODES = {"all": pb.MODE_ALL, "optimal": pb.MODE_OPTIMAL, "best": pb.MODE_BEST, "target": pb.MODE_TARGET,
          "targets": pb.MODE_TARGETS}
@@ -201,6 +204,18 @@ def solution_from_message(msg: pb.Solution) -> Solution:
         target=msg.target if msg.HasField("target") else None,
         reached=msg.reached if msg.HasField("reached") else None,
     )
+
+
+# ---------------------------------------------------------------- perft
+
+def perft_message(perft: Perft) -> pb.PerftResponse:
+    return pb.PerftResponse(depth=perft.depth, total=perft.total,
+                            cards=[pb.CardCount(card=card, count=n) for card, n in perft.cards.items()])
+
+
+def perft_from_message(msg: pb.PerftResponse) -> Perft:
+    """The library's `Perft` of a `PerftResponse`."""
+    return Perft(msg.depth, msg.total, {cc.card: cc.count for cc in msg.cards})
 
 
 # ---------------------------------------------------------------- deals (analysis and tables)

@@ -16,10 +16,11 @@ from typing import Any
 
 import grpc
 
+from solver.perft import Perft
 from solver.position import Position
 from solver.solve import Solution, Solver
 
-from .tasks import AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask
+from .tasks import AdviseTask, AnalyzeTask, PerftTask, PuzzleTask, SolveTask, TableTask
 
 NO_DEADLINE = 1e6
 """Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
@@ -96,9 +97,9 @@ class Steps:
 
 
 class Budget:
-    """The worker's solver as a job's library call sees it: each search gets the call's
+    """The worker's solver as a job's library call sees it: each search or count gets the call's
     remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), and
-    no search starts once the job is cancelled or that time has run out."""
+    none starts once the job is cancelled or that time has run out."""
 
     def __init__(self, job: Job, solver: Solver) -> None:
         self._job = job
@@ -106,6 +107,14 @@ class Budget:
 
     def solve(self, position: Position, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
+        return self._solver.solve(position, mode, objective, target, timeout=self._timeout(timeout))
+
+    def perft(self, position: Position, depth: int, timeout: float | None = None, *, strict: bool = True) -> Perft:
+        return self._solver.perft(position, depth, timeout=self._timeout(timeout), strict=strict)
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        """The next search's or count's timeout: the call's remaining time less ANSWER_MARGIN, or
+        `timeout` if sooner; raises `Stopped` once the job is cancelled or that time has run out."""
         if self._job.cancelled:
             raise Stopped()
         remaining = time_left(self._job.context)
@@ -115,26 +124,27 @@ class Budget:
                 raise Stopped()
         if timeout is not None:
             remaining = timeout if remaining is None else min(remaining, timeout)
-        return self._solver.solve(position, mode, objective, target, timeout=remaining)
+        return remaining
 
 
 class Job:
-    """A task (a solve, an analysis, a table, a step) on its way through the pool; `cancel()`
-    may come from any thread at any time."""
+    """A task (a solve, an analysis, a table, a count, a step) on its way through the pool;
+    `cancel()` may come from any thread at any time."""
 
-    def __init__(self, task: SolveTask | AnalyzeTask | TableTask | Steps, context: grpc.ServicerContext) -> None:
+    def __init__(self, task: SolveTask | AnalyzeTask | TableTask | PerftTask | Steps,
+                 context: grpc.ServicerContext) -> None:
         self.task = task
         self.context = context
         self.lock = threading.Lock()
         self.cancelled = False
-        self.solver: Solver | None = None   # set while the search runs
+        self.solver: Solver | None = None   # set while the search or count runs
         self.future: Future | None = None
 
     def cancel(self) -> None:
         with self.lock:
             self.cancelled = True
             if self.solver is not None:
-                self.solver.cancel()   # the search running, or else the job's next one
+                self.solver.cancel()   # the search or count running, or else the job's next one
         future = self.future
         if future is not None:
             future.cancel()   # still queued: never runs

@@ -8,20 +8,21 @@ cores. With `threads` above 1 each worker's searches run on that many threads
 `max_concurrent` calls of this service run at once; one more is refused with
 RESOURCE_EXHAUSTED instead of waiting in an unbounded queue.
 
-Every RPC that searches (Solve, SolveStream, AnalyzePlay, Table, GeneratePuzzles, Advise) runs as a
-job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
+Every RPC that searches or counts (Solve, SolveStream, AnalyzePlay, Table, Perft, GeneratePuzzles, Advise)
+runs as a job on that pool; the server-streaming ones (GeneratePuzzles, Advise) as one job per item
 (`server.jobs.Steps`), so that other calls take their turns between the items and a client that stops
 reading stops the work once what was sent fills gRPC's flow-control window (of bytes). A job is one library
-call (`Solver.solve`, `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
+call (`Solver.solve`, `Solver.perft`, `solver.analysis.analyze`, `solver.table.table_of`) given the worker's solver
 behind `server.jobs.Budget`, so an analysis or a table, which are many searches, is bound
 by the call as a whole: each search gets the call's remaining time, less
 ANSWER_MARGIN, as its timeout and none starts once that time has run out.
 
-Deadlines and cancellation reach into the search: a call that ends early
-(deadline passed, client gone, server stopping past its grace) cancels its
-search, which stops within a few milliseconds and frees its worker. The
-server's limit on a call's time (`max_call_seconds`) is a deadline of its own
-(`server.limits.Limited`): the searches keep to it, and so does SolveStream's wait for requests.
+Deadlines and cancellation reach into the search and the count: a call that
+ends early (deadline passed, client gone, server stopping past its grace)
+cancels its search or count, which stops within a few milliseconds and frees
+its worker. The server's limit on a call's time (`max_call_seconds`) is a
+deadline of its own (`server.limits.Limited`): the searches and counts keep to
+it, and so does SolveStream's wait for requests.
 """
 from __future__ import annotations
 
@@ -48,9 +49,9 @@ from .errors import BadRequest
 from .interceptors import Undecodable
 from .jobs import DEADLINE_SLACK, END_OF_ITEMS, Budget, Job, Steps, Stopped, time_left
 from .limits import Admission, Limited, Slot
-from .tasks import (AdviseTask, AnalyzeTask, PuzzleTask, SolveTask, TableTask, echoed_id, library_error,
-                    read_advise_request, read_analyze_request, read_puzzles_request, read_solve_request,
-                    read_table_request)
+from .tasks import (AdviseTask, AnalyzeTask, PerftTask, PuzzleTask, SolveTask, TableTask, echoed_id,
+                    library_error, read_advise_request, read_analyze_request, read_perft_request,
+                    read_puzzles_request, read_solve_request, read_table_request)
 
 __all__ = ["DoubleDummyService"]
 
@@ -120,7 +121,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         """The job queued on the pool, its future set; RuntimeError once the pool is shut down."""
         job.future = self._pool.submit(self._run, job)
 
-    def _submit(self, task: SolveTask | AnalyzeTask | TableTask | Steps, context: grpc.ServicerContext) -> Job:
+    def _submit(self, task: SolveTask | AnalyzeTask | TableTask | PerftTask | Steps,
+                context: grpc.ServicerContext) -> Job:
         job = Job(task, context)
         try:
             self.schedule(job)
@@ -170,7 +172,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         except BadRequest as e:
             context.abort_with_status(e.status())
 
-    def _call(self, task: SolveTask | AnalyzeTask | TableTask, context: grpc.ServicerContext) -> Any:
+    def _call(self, task: SolveTask | AnalyzeTask | TableTask | PerftTask, context: grpc.ServicerContext) -> Any:
         """A unary call's job: submitted, cancelled when the call ends early, awaited."""
         job = self._submit(task, context)
         if not context.add_callback(job.cancel):
@@ -281,6 +283,11 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             except ValueError as e:
                 context.abort_with_status(library_error(e).status())
             return pb.LegalMovesResponse(legal=legal, to_move=SEATS[position.to_move])
+
+    def Perft(self, request: pb.PerftRequest, context: grpc.ServicerContext) -> pb.PerftResponse:
+        with self._handling(context, "Perft") as context:
+            task = self._read(read_perft_request, request, context)
+            return convert.perft_message(self._call(task, context))
 
     def SolveStream(self, request_iterator: Iterator[pb.SolveRequest],
                     context: grpc.ServicerContext) -> Iterator[pb.SolveResponse]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from solver.advice import Advice, advice_steps
 from solver.analysis import Analysis, PlayedDeal, analyze
+from solver.checks import check_whole
 from solver.errors import PositionError
+from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.profiles import PROFILES, Profile, get_profile
 from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, attempt_limit, check_options,
@@ -55,6 +57,26 @@ class SolveTask:
 
     def run(self, solver: Searcher) -> Solution:
         return solver.solve(self.position, self.mode, self.objective, self.target)
+
+
+class Counter(Protocol):
+    """What a Perft call uses of its worker's solver: its `perft`."""
+
+    def perft(self, position: Position, depth: int, timeout: float | None = None, *,
+              strict: bool = True) -> Perft: ...
+
+
+@dataclass
+class PerftTask:
+    """One checked Perft request."""
+
+    position: Position
+    depth: int
+    strict: bool
+    field: str = "position"
+
+    def run(self, solver: Counter) -> Perft:
+        return solver.perft(self.position, self.depth, strict=self.strict)
 
 
 @dataclass
@@ -250,6 +272,24 @@ def read_solve_request(request: pb.SolveRequest) -> SolveTask:
     # each was read, or its field is among the violations
     assert position is not None and mode is not None and objective is not None
     return SolveTask(position, mode, objective, target)
+
+
+def read_perft_request(request: pb.PerftRequest) -> PerftTask:
+    """Read the position (with `lenient`, as LegalMoves reads it) and check the depth as
+    `Solver.perft` does; raises `BadRequest` naming every bad field."""
+    violations: list[tuple[str, str]] = []
+    position = _read_message(request, "position", lambda msg: Position.from_json(
+        convert.position_dict(msg), strict=not request.lenient), violations)
+    try:
+        check_whole("depth", request.depth, 1)
+        if position is not None:
+            check_depth(position, request.depth)
+    except ValueError as e:
+        violations.append(_violation(e))
+    if violations:
+        raise BadRequest(violations)
+    assert position is not None   # read, or "position" is among the violations
+    return PerftTask(position, request.depth, not request.lenient)
 
 
 def read_analyze_request(request: pb.AnalyzePlayRequest) -> AnalyzeTask:

@@ -14,7 +14,7 @@ from solver.analysis import analyze
 from solver.batch_stats import BatchStats
 from solver.deal import deal
 from solver.puzzles import generate
-from solver.solve import Solution, solve
+from solver.solve import Solution, Solver, solve
 from solver.table import table_of
 from solver.view import view_of
 
@@ -102,6 +102,7 @@ def test_client():
         code = code.replace("        ...", "        answers.append(answer)")
         code = code.replace("    dd.analyze_play(", "    analysed = dd.analyze_play(")
         code = code.replace("    dd.table(", "    tabled = dd.table(")
+        code = code.replace("    dd.perft(", "    counted = dd.perft(")
         code = code.replace("    list(dd.generate_puzzles(", "    puzzled = list(dd.generate_puzzles(")
         answers: list = []
         played, full = played_deal("malilla", 1), deal(get_profile("malilla"), seed=1).to_deal_json()
@@ -111,4 +112,5 @@ def test_client():
     assert scope["analysed"] == analyze(played).to_json()
     assert scope["scored"] == analyze(played, objective="score", single_dummy=20, seed=1).to_json()
     assert scope["tabled"] == table_of(full).to_json()
+    assert scope["counted"] == Solver().perft(p1, 8)
     assert scope["puzzled"] == [p.to_json() for p in generate("manille", 2, 1)]

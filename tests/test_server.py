@@ -25,8 +25,8 @@ from server import convert, service, tasks
 from server._proto import SERVICE_NAME, pb, pb_grpc
 from server.client import Client, InvalidRequest, RemoteError, StreamError
 from server.client import main as client_main
-from server_fixtures import (assert_field_error, channel_to, easy_position, full_deal, hard_request_args,
-                             module_fixtures, solve_request, strip, vector_positions, violations)
+from server_fixtures import (assert_field_error, channel_to, cli_and_client, easy_position, full_deal,
+                             hard_request_args, module_fixtures, solve_request, strip, vector_positions, violations)
 from solver import Position, PositionError
 from solver.solve import Solver
 from solver.view import view_of
@@ -186,6 +186,54 @@ class TestLegalMoves:
     def test_client(self, client):
         obj = load_vectors("rules")[0]
         assert client.legal_moves(strip(obj), lenient=True) == obj["legal"]
+
+
+def perft_request(position: dict, depth: int, lenient: bool = False) -> pb.PerftRequest:
+    return pb.PerftRequest(position=convert.position_message(position), depth=depth, lenient=lenient)
+
+
+class TestPerft:
+    def test_counts_match_the_library(self, stub):
+        for obj, depth in ((load_vectors("full")[0], 8), (MANILLE_FULL[0], 7), (POSITIONS[14], 5)):
+            expected = Solver(1 << 20).perft(Position.from_json(strip(obj)), depth)
+            response = stub.Perft(perft_request(strip(obj), depth), timeout=30)
+            assert (response.depth, response.total) == (depth, expected.total)
+            assert [(cc.card, cc.count) for cc in response.cards] == list(expected.cards.items())
+
+    def test_strict_by_default(self, stub):
+        uneven = bad(MALILLA_MID, hand_W="KC 5C 3C")   # W holds one card too many
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Perft(perft_request(uneven, 2), timeout=10)
+        assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert violations(info.value)[0][0] == "position.hands"
+        response = stub.Perft(perft_request(uneven, 2, lenient=True), timeout=10)
+        assert convert.perft_from_message(response) == Solver(1 << 20).perft(uneven, 2, strict=False)
+
+    @pytest.mark.parametrize("depth, problem", [
+        (0, "0 must be at least 1"),
+        (-5, "-5 must be at least 1"),
+        (10, "10 is more than the 9 cards left to play"),
+    ])
+    def test_a_depth_outside_the_cards_left_is_refused_by_name(self, stub, depth, problem):
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Perft(perft_request(MALILLA_MID, depth), timeout=10)
+        assert_field_error(info.value, "depth", problem)
+
+    def test_a_bad_or_missing_position_is_refused_by_name(self, stub):
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Perft(perft_request(bad(MALILLA_MID, leader="Q"), 2), timeout=10)
+        assert_field_error(info.value, "position.leader", "'Q' is not a seat")
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Perft(pb.PerftRequest(depth=0), timeout=10)
+        assert violations(info.value) == [("position", "missing"), ("depth", "0 must be at least 1")]
+
+    def test_client(self, client):
+        obj = strip(load_vectors("full")[1])
+        assert client.perft(obj, 6) == Solver(1 << 20).perft(Position.from_json(obj), 6)
+        with pytest.raises(ValueError, match="^depth: 41 is more than the 40 cards left to play$"):
+            client.perft(obj, 41)   # refused before the call
+        uneven = bad(MALILLA_MID, hand_W="KC 5C 3C")
+        assert client.perft(uneven, 3, lenient=True) == Solver(1 << 20).perft(uneven, 3, strict=False)
 
 
 class TestSolveStream:
@@ -453,6 +501,7 @@ class TestBadRequests:
         ("read_solve_request", lambda stub: stub.Solve(solve_request(easy_position()), timeout=10)),
         ("read_table_request", lambda stub: stub.Table(pb.TableRequest(), timeout=10)),
         ("read_advise_request", lambda stub: list(stub.Advise(pb.AdviseRequest(), timeout=10))),
+        ("read_perft_request", lambda stub: stub.Perft(perft_request(easy_position(), 2), timeout=10)),
     ])
     def test_an_unexpected_failure_is_internal_and_the_server_goes_on(self, stub, monkeypatch, reader, call):
         def fail(request):
@@ -466,8 +515,9 @@ class TestBadRequests:
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
 
     @pytest.mark.parametrize("method, kind", [("Solve", "unary_unary"), ("LegalMoves", "unary_unary"),
-                                              ("AnalyzePlay", "unary_unary"), ("Table", "unary_unary"),
-                                              ("Advise", "unary_stream"), ("GeneratePuzzles", "unary_stream")])
+                                              ("Perft", "unary_unary"), ("AnalyzePlay", "unary_unary"),
+                                              ("Table", "unary_unary"), ("Advise", "unary_stream"),
+                                              ("GeneratePuzzles", "unary_stream")])
     def test_bytes_that_are_not_a_request_are_invalid_argument(self, server, stub, method, kind):
         """Bad UTF-8 in a string field, a truncated message, garbage."""
         channel = channel_to(server)
@@ -527,6 +577,7 @@ class TestBadRequests:
         good = {
             "Solve": solve_request(easy_position(), request_id="a"),
             "LegalMoves": pb.LegalMovesRequest(position=convert.position_message(easy_position())),
+            "Perft": perft_request(easy_position(), 2),
             "AnalyzePlay": pb.AnalyzePlayRequest(deal=convert.played_deal_message(played)),
             "Table": pb.TableRequest(deal=convert.deal_message(full_deal("manille", 5))),
             "Advise": pb.AdviseRequest(view=convert.view_message(view_of(played, played["play"])), samples=2),
@@ -549,7 +600,7 @@ class TestBadRequests:
                     assert re.split(r"[.\[]", field)[0] == path[0] and len(problem) < 150, (name, path, field, problem)
                 else:
                     assert path == ("id",), (name, path)
-        assert {("Solve", "position.hands.n"), ("AnalyzePlay", "deal.play"), ("Advise", "view.shown"),
+        assert {("Solve", "position.hands.n"), ("Perft", "position.trick"), ("AnalyzePlay", "deal.play"), ("Advise", "view.shown"),
                 ("GeneratePuzzles", "game"), ("Table", "deal.trump"), ("Table", "deal.shown"),
                 ("Table", "trumps")} <= tried
         assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
@@ -729,6 +780,15 @@ class TestClientCommand:
         proc = self.run(server, "legal", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"legal": ["KS"]}
 
+    def test_perft_lines_are_those_of_malilla_dd(self, server):
+        lines = [json.dumps(strip(load_vectors("full")[0])), json.dumps(MALILLA_MID),
+                 json.dumps(bad(MALILLA_MID, trump="Z"))]
+        cli, remote = cli_and_client(server, "perft", "--depth", "3", stdin="\n".join(lines) + "\n")
+        assert cli.returncode == remote.returncode == 0, remote.stderr
+        assert remote.stdout == cli.stdout and len(cli.stdout.splitlines()) == 3
+        proc = self.run(server, "perft", "--depth", "10", stdin=json.dumps(MALILLA_MID) + "\n")
+        assert json.loads(proc.stdout) == {"error": "depth: 10 is more than the 9 cards left to play"}
+
     @pytest.mark.parametrize("address", ["{server}", ""])
     def test_the_address_from_the_environment_and_an_empty_one_as_unset(self, server, address):
         env = {**os.environ, "PYTHONPATH": str(PROJECT), "MALILLA_DD_TOKEN": "",
@@ -750,6 +810,7 @@ class TestClientCommand:
         (["--ca", "/dev/null"], "--ca: /dev/null holds no PEM certificate"),
         (["--token", "line\nbreak"], "--token: must be printable ASCII without spaces, and not empty"),
         (["--lenient"], "--lenient: no effect with solve"),
+        (["--depth", "3"], "--depth: no effect with solve"),
     ])
     def test_bad_options_are_usage_errors(self, server, args, message):
         proc = self.run(server, "solve", *args, stdin=json.dumps(POSITIONS[0]) + "\n")

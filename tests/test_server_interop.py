@@ -54,9 +54,11 @@ def test_node_client():
         {"method": "LegalMoves", "request": {"position": request["position"]}},
         {"method": "SolveStream", "requests": [dict(request, id="s1"), dict(bad, id="s2"), dict(request, id="s3")]},
         {"method": "Solve", "request": dict(request, mode="MODE_TARGET")},
+        {"method": "Perft", "request": {"position": request["position"], "depth": 5}},
+        {"method": "Perft", "request": {"position": request["position"], "depth": 24}},
     ]
     with running_server(workers=2) as server:
-        solved, refused, legal, streamed, no_target = node_client(server.port, calls)
+        solved, refused, legal, streamed, no_target, counted, too_deep = node_client(server.port, calls)
 
     assert solved["ok"], solved
     answer = solved["response"]
@@ -85,6 +87,13 @@ def test_node_client():
     assert items[2]["solution"]["value"] == expected.value
 
     assert not no_target["ok"] and no_target["status"]["violations"] == [["target", "MODE_TARGET needs a target"]]
+
+    expected_count = Solver(1 << 20).perft(position, 5)
+    assert counted["ok"], counted
+    assert counted["response"]["depth"] == 5 and int(counted["response"]["total"]) == expected_count.total
+    assert {c["card"]: int(c["count"]) for c in counted["response"]["cards"]} == expected_count.cards
+    assert not too_deep["ok"] and too_deep["status"]["violations"] == \
+        [["depth", "24 is more than the 23 cards left to play"]]
 
 
 def test_node_client_table_and_analysis():

@@ -23,7 +23,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from conftest import PROJECT, helpers_running, played_deal
+from conftest import PROJECT, helpers_running, load_vectors, played_deal
 from server import convert
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, holds_certificates
@@ -39,6 +39,12 @@ from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal,
 def busy(server) -> bool:
     """Is a worker running a search?"""
     return server.service.admission.active > 0
+
+
+def long_count() -> pb.PerftRequest:
+    """A count of 30 cards of a whole Malilla deal: far more than any test waits for."""
+    position = {k: v for k, v in load_vectors("full")[0].items() if k != "values"}
+    return pb.PerftRequest(position=convert.position_message(position), depth=30)
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +115,19 @@ class TestDeadlines:
         lag = job_stop[0] - (start + 0.2 - ANSWER_MARGIN)
         print(f"search stopped {lag * 1000:.1f} ms after its time ran out")
         assert -0.01 < lag < 0.05
+
+    def test_deadline_stops_a_count_and_frees_the_worker(self, one_worker):
+        server, stub = one_worker
+        start = time.monotonic()
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Perft(long_count(), timeout=0.3)
+        assert (info.value.code(), info.value.details()) == \
+            (grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
+        assert time.monotonic() - start < 0.3
+        assert wait_until(lambda: not busy(server), 1.0)
+        start = time.monotonic()
+        assert stub.Solve(solve_request(easy_position()), timeout=10).solution.value == 6
+        assert time.monotonic() - start < 0.2
 
     def test_deadline_passed_while_queued(self, one_worker):
         server, stub = one_worker
@@ -187,6 +206,16 @@ class TestCallLimit:
         assert sorted(statuses) == ["GeneratePuzzles status=DEADLINE_EXCEEDED", "Solve status=DEADLINE_EXCEEDED",
                                     "Solve status=OK", "SolveStream status=DEADLINE_EXCEEDED"]
 
+    def test_a_count_ends_at_the_limit(self):
+        with running_server(workers=1, max_call_seconds=0.5) as server:
+            channel = channel_to(server)
+            stub = stub_of(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Perft(long_count())
+            assert (info.value.code(), info.value.details()) == (grpc.StatusCode.DEADLINE_EXCEEDED, self.LIMIT)
+            assert stub.Solve(solve_request(easy_position())).solution.value == 6
+            channel.close()
+
     def test_0_is_no_limit(self):
         with running_server(workers=1, max_call_seconds=0) as server:
             channel = channel_to(server)
@@ -208,6 +237,22 @@ class TestCancellation:
             assert queued.result().solution.value == 6
             delays.append(time.monotonic() - cancelled_at)
             assert hard.cancelled()
+        print(f"cancel -> next call answered: {[round(d * 1000, 1) for d in delays]} ms")
+        assert min(delays) < 0.05, delays
+
+    def test_client_cancel_stops_a_count(self, one_worker):
+        server, stub = one_worker
+        delays = []
+        for _ in range(3):
+            count = stub.Perft.future(long_count())   # no deadline at all
+            time.sleep(0.1)
+            assert busy(server)
+            queued = stub.Solve.future(solve_request(easy_position()), timeout=10)
+            cancelled_at = time.monotonic()
+            count.cancel()
+            assert queued.result().solution.value == 6
+            delays.append(time.monotonic() - cancelled_at)
+            assert count.cancelled()
         print(f"cancel -> next call answered: {[round(d * 1000, 1) for d in delays]} ms")
         assert min(delays) < 0.05, delays
 
@@ -375,7 +420,7 @@ class TestLimits:
         with running_server(max_message=1024) as server:
             channel = channel_to(server)
             pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
-            assert len(pool.FindServiceByName(SERVICE_NAME).methods) == 7
+            assert len(pool.FindServiceByName(SERVICE_NAME).methods) == 8
             assert "play" in pool.FindMessageTypeByName("malilla.dd.v1.PlayedDeal").fields_by_name
             channel.close()
 
@@ -482,6 +527,7 @@ class TestHealthAndReflection:
         assert methods == {"Solve": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
                            "SolveStream": ("malilla.dd.v1.SolveRequest", "malilla.dd.v1.SolveResponse"),
                            "LegalMoves": ("malilla.dd.v1.LegalMovesRequest", "malilla.dd.v1.LegalMovesResponse"),
+                           "Perft": ("malilla.dd.v1.PerftRequest", "malilla.dd.v1.PerftResponse"),
                            "AnalyzePlay": ("malilla.dd.v1.AnalyzePlayRequest", "malilla.dd.v1.AnalyzePlayResponse"),
                            "Table": ("malilla.dd.v1.TableRequest", "malilla.dd.v1.TableResponse"),
                            "GeneratePuzzles": ("malilla.dd.v1.GeneratePuzzlesRequest",
@@ -630,6 +676,21 @@ class TestShutdown:
             assert wait_until(lambda: any("Solve status=" in r.getMessage() for r in caplog.records))
             assert [r.getMessage().split(" latency")[0] for r in caplog.records if "Solve status=" in r.getMessage()] \
                 == ["method=/malilla.dd.v1.DoubleDummy/Solve status=UNAVAILABLE"]
+            channel.close()
+
+    def test_the_end_of_the_grace_stops_a_count(self):
+        """The stop waits for the workers: it ends soon after its grace only if the count stops."""
+        with running_server(workers=1, grace=0.2) as server:
+            channel = channel_to(server)
+            count = stub_of(channel).Perft.future(long_count(), timeout=30)
+            assert wait_until(lambda: busy(server))
+            start = time.monotonic()
+            server.stop()
+            took = time.monotonic() - start
+            with pytest.raises(grpc.RpcError) as info:
+                count.result()
+            assert info.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
+            assert 0.15 < took < 1.5, took
             channel.close()
 
     @staticmethod

@@ -5,7 +5,7 @@
 //
 //   node client.js PORT PROTO_FILE < calls.json
 //
-// calls.json: [{"method": "Solve" | "LegalMoves" | "AnalyzePlay" | "Table" | "SolveStream",
+// calls.json: [{"method": "Solve" | "LegalMoves" | "Perft" | "AnalyzePlay" | "Table" | "SolveStream",
 // "request": {...} (for SolveStream: "requests": [...])}, ...]. Prints one JSON line per call:
 // {"method", "ok": true, "response" | "responses"} or
 // {"method", "ok": false, "code", "details", "status": {"code", "message", "violations"}}.
