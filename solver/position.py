@@ -248,6 +248,8 @@ class Position:
         # but one that is no seat or no card is refused rather than passed over
         read_dealer(obj.get("dealer"), None, profile)
         read_shown(obj.get("shown"), profile)
+        if strict:   # read, it has had every check of `check`
+            object.__setattr__(pos, "_checked", True)
         return pos
 
     @staticmethod
@@ -582,6 +584,8 @@ class Position:
             raise IllegalPlay(where, refusal(seat, card, mask, reason, winning, self.trick, self.profile))
 
     def _play(self, card: int, where: str) -> Position:
+        """The position after `card`, checked legal here (`where` names it in the error). A legal
+        card played from a position that passed `check` leads to one that passes it too."""
         self._require_legal(card, where)
         seat = self.to_move
         hands = list(self.hands)
@@ -591,11 +595,14 @@ class Position:
             led |= 1 << (card >> 4)
         trick = self.trick + (card,)
         if len(trick) < 4:
-            return replace(self, hands=_four(hands), trick=trick, led=led)
-        w = _core.trick_winner(trick, trump_index(self.trump))
-        leader = self.profile.seat_after(self.leader, w)
-        history = None if self.history is None else self.history + (trick,)
-        return replace(self, hands=_four(hands), trick=(), led=led, leader=leader, history=history)
+            after = replace(self, hands=_four(hands), trick=trick, led=led)
+        else:
+            w = _core.trick_winner(trick, trump_index(self.trump))
+            leader = self.profile.seat_after(self.leader, w)
+            history = None if self.history is None else self.history + (trick,)
+            after = replace(self, hands=_four(hands), trick=(), led=led, leader=leader, history=history)
+        object.__setattr__(after, "_checked", self._checked)
+        return after
 
     # ------------------------------------------------------------ writing
 

@@ -987,6 +987,12 @@ def test_repr_of_a_position_built_by_hand_does_not_raise():
         "<Position manille trump=S hands=(0, 0, 0, 0) leader=7 trick=()>"
 
 
+def rebuilt(position: Position) -> Position:
+    """`position` built afresh, field by field, with no check run on it."""
+    return Position(position.profile, position.trump, position.hands, position.leader, position.trick, position.led,
+                    position.history, position.first_leader, position.pending_doubling)
+
+
 class TestPositionBuiltByHand:
     """A Position made field by field, not read from JSON, is checked before it is solved."""
 
@@ -1113,12 +1119,44 @@ class TestPositionBuiltByHand:
         assert repr(replace(good, profile="manille", leader="N")) == \
             "<Position manille trump=S hands=(1, 2, 4, 8) leader=N trick=()>"
 
+    @pytest.mark.parametrize("game", ["malilla", "manille"])
+    def test_every_position_a_checked_one_plays_to_passes_a_check_of_its_own(self, game):
+        """A solver skips the check of a position played from a checked one: each such position,
+        rebuilt field by field, must pass it."""
+        for seed in range(3):
+            obj = played_deal(game, seed)
+            position = Position.from_json({k: v for k, v in obj.items() if k != "play"})
+            position.check()
+            for card in obj["play"]:
+                position = position.play(card)
+                rebuilt(position).check()
+
+    def test_a_position_played_from_one_never_checked_is_checked_in_full(self):
+        uneven = Position(MANILLE, "S", (0b11, 1 << 16, 1 << 32, 1 << 48), 0)
+        with pytest.raises(PositionError, match="^hands: sizes N=2 E=1 S=1 W=1"):
+            uneven.check()
+        with pytest.raises(PositionError, match="^hands: sizes N=1 E=1 S=1 W=1 do not fit a trick of 1"):
+            Solver(1 << 20).solve(uneven.play(0))
+
     def test_a_position_read_from_json_passes(self):
         for line in load_vectors("endgames3")[:50]:
             position = Position.from_json(line)
             position.check()
             assert Position(position.profile, position.trump, position.hands, position.leader, position.trick,
                             position.led).legal_moves() == position.legal_moves()
+
+    @pytest.mark.parametrize("name", ["endgames3", "endgames6", "full"])
+    def test_every_position_read_from_json_passes_a_check_of_its_own(self, name):
+        """A solver skips the check of a position read from JSON: each one, rebuilt field by
+        field, must pass it, with its history too."""
+        for line in load_vectors(name):
+            rebuilt(Position.from_json(line)).check()
+        for seed in range(2):
+            obj = played_deal("malilla" if name == "full" else "manille", seed)
+            position = Position.from_json({k: v for k, v in obj.items() if k != "play"})
+            for card in obj["play"][:-1]:
+                position = position.play(card)
+                rebuilt(Position.from_json(position.to_json())).check()
 
 
 def test_a_line_longer_than_the_most_is_cut_and_refused_and_the_next_is_read(monkeypatch):
