@@ -410,7 +410,7 @@ def play_card(position: Position, index: int, name: str) -> Position:
         holder = next(s for s in range(4) if position.hands[s] >> card & 1)
         raise PositionError(f"play[{index}]", f"{SEATS[seat]} plays {name}, which {SEATS[holder]} holds")
     try:
-        return position.play(name)
+        return position.play(card)
     except IllegalPlay as e:
         raise IllegalPlay(f"play[{index}]", e.problem) from None
 
@@ -442,6 +442,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
     profile = start.profile
     total = profile.total_points
     position = start
+    positions = [start]   # before each card analysed, and after the last
     cards: list[CardAnalysis] = []
     illegal = None
     nodes = 0
@@ -463,6 +464,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
             best=tuple(sol.best), values=sol.values, won=won, total=total, objective=objective,
             loses_capot=loses_capot))
         position = after_position
+        positions.append(position)
 
     if single_dummy > 0 and cards:
         cards = _with_verdicts(deal, cards, single_dummy, seed, solver, timeout)
@@ -504,7 +506,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
         dd_capot=dd_capot, projected=projected, score=score, dealer=SEATS[deal.dealer], dealer_bonus=bonus,
         bonus_rule=profile.dealer_bonus,
         pending_doubling=deal.pending_doubling, notes=tuple(notes), penalty=penalty)
-    return Analysis(deal, tuple(cards), _tricks(deal, cards, illegal), _seats(cards), result, illegal, nodes,
+    return Analysis(deal, tuple(cards), _tricks(positions, cards), _seats(cards), result, illegal, nodes,
                     time.perf_counter() - began, objective)
 
 
@@ -586,24 +588,21 @@ def _with_verdicts(deal: PlayedDeal, cards: list[CardAnalysis], samples: int, se
     return out
 
 
-def _tricks(deal: PlayedDeal, cards: list[CardAnalysis], illegal: IllegalCard | None) -> tuple[TrickRecord, ...]:
-    """The legal cards played, trick by trick, with each trick's winner and points."""
-    profile = deal.start.profile
+def _tricks(positions: list[Position], cards: list[CardAnalysis]) -> tuple[TrickRecord, ...]:
+    """The legal cards played, trick by trick, with each trick's winner and points (`positions`:
+    the position before each card, and after the last)."""
+    profile = positions[0].profile
     out = []
-    position = deal.start
     for i in range(0, len(cards), 4):
         group = cards[i:i + 4]
-        leader = position.leader
-        for c in group:
-            position = position.play(c.card)
         played = [parse_card(c.card, profile) for c in group]
         winner = None
         if len(group) == 4:
-            winner = SEATS[position.leader]
+            winner = SEATS[positions[i + 4].leader]
             points = trick_points(played, profile)
         else:
             points = sum(card_points(c, profile) for c in played)
-        out.append(TrickRecord(SEATS[leader], tuple(c.card for c in group), winner, points))
+        out.append(TrickRecord(SEATS[positions[i].leader], tuple(c.card for c in group), winner, points))
     return tuple(out)
 
 
