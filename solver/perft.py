@@ -22,6 +22,7 @@ from . import _core
 from .cards import card_name, sort_key
 from .checks import check_whole
 from .position import Position
+from .quoting import quoted
 from .rules import core_rules, trump_index
 
 __all__ = ["Perft", "check_depth", "count"]
@@ -44,7 +45,7 @@ def check_depth(position: Position, depth: int) -> None:
     check_whole("depth", depth, 1)
     left = sum(hand.bit_count() for hand in position.hands)
     if depth > left:
-        raise ValueError(f"depth: {depth} is more than the {left} cards left to play")
+        raise ValueError(f"depth: {quoted(depth)} is more than the {left} cards left to play")
 
 
 def count(core: _core.Core, position: Position, depth: int, timeout: float | None) -> Perft:
