@@ -171,16 +171,20 @@ class Position:
     """Has `check` passed (strict)? The fields cannot change, so it need not run again."""
 
     def __post_init__(self) -> None:
-        """A position whose hands and trick hold the whole deck, with no suit led but the trick's,
-        has completed no trick: its history is known to be empty, however it was built."""
+        """A position whose hands and trick hold the whole deck, dealt evenly, with no suit led
+        but the trick's, has completed no trick: its history is known to be empty, however it was
+        built. (An abstract position's uneven hands tell nothing of a history.)"""
         if self.history is not None:
             return
         try:
-            whole_deck = sum(h.bit_count() for h in self.hands) + len(self.trick) == self.profile.deck_size
-            first_led = 1 << (self.trick[0] >> 4) if self.trick and self.profile.protected_rank is not None else 0
+            profile = self.profile
+            played = {profile.seat_after(self.leader, i) for i in range(len(self.trick))}
+            dealt_evenly = all(h.bit_count() + (seat in played) == profile.cards_per_hand
+                               for seat, h in enumerate(self.hands))
+            first_led = 1 << (self.trick[0] >> 4) if self.trick and profile.protected_rank is not None else 0
         except (AttributeError, TypeError):   # malformed fields: `check` names them
             return
-        if whole_deck and self.led == first_led:   # suits led before would contradict an empty history
+        if dealt_evenly and self.led == first_led:   # suits led before would contradict an empty history
             object.__setattr__(self, "history", ())
 
     # ------------------------------------------------------------ reading
@@ -379,11 +383,24 @@ class Position:
         self._read_pending(self.pending_doubling, profile)
         if strict or self.history is not None:
             self.check_sizes()
+        if self.history is None and profile.protected_rank is not None:
+            self._check_led(strict)
         self._check_trick()
         if self.history is not None:
             self._check_history(self.history)
         if strict:
             object.__setattr__(self, "_checked", True)
+
+    def _check_led(self, strict: bool) -> None:
+        """The suits led, where no history tells them, hold the suit led to the trick in
+        progress and, at the start of the deal (strict: the hand sizes fit), no other."""
+        first_led = 1 << (self.trick[0] >> 4) if self.trick else 0
+        if first_led and not self.led & first_led:
+            raise PositionError("led_suits", f"does not include {SUITS[self.trick[0] >> 4]}, "
+                                "the suit led to the trick in progress")
+        if strict and self.tricks_played == 0 and self.led != first_led:
+            raise PositionError("led_suits", f"{_suits(self.led)} contradicts the start of the deal, which leads "
+                                f"{_suits(first_led) or 'nothing'}")
 
     def _check_played_cards(self, dealt: int) -> None:
         """Raise `PositionError` at the place of the first card of the trick or the history that

@@ -62,6 +62,43 @@ def test_a_lenient_count_leaves_the_hand_sizes_unchecked(solver):
             solver.perft(strict, 3)
 
 
+UNEVEN_WHOLE_DECK = {"game": "malilla", "trump": "C", "leader": "W", "trick": [],
+                     "hands": {"N": "6S 3S AH 4H 3H 2H 7D QC 5C 3C AS", "W": "7H JH 6H 4D 3D 2D 6C 4C 2C",
+                               "S": "7S JS 4S 5H KD JD 6D 5D 7C AC", "E": "KS QS 5S 2S KH QH AD QD KC JC"}}
+"""An abstract position holding the whole deck, dealt 11, 9, 10 and 10."""
+
+
+def test_a_lenient_count_takes_a_whole_deck_dealt_unevenly(solver):
+    position = Position.from_json(UNEVEN_WHOLE_DECK, strict=False)
+    expected = {card: len(position.play(card).legal_moves()) for card in position.legal_moves()}
+    assert solver.perft(UNEVEN_WHOLE_DECK, 2, strict=False).cards == expected
+    assert solver.perft(position, 2, strict=False).cards == expected
+
+
+RUNS_DRY = {"game": "malilla", "trump": "C", "leader": "N", "trick": [],
+            "hands": {"N": "7S AS KS 7H AH KH 7D AD KD QD", "W": "QS JS 6S QH JH 6H JD 6D 5D 3C",
+                      "S": "5S 4S 3S 5H 4H 3H 4D 3D 2D 2C", "E": "2S 2H 4C 5C 6C"}}
+"""An abstract position whose fifth trick finds E's hand empty: no sequence of 24 cards exists,
+and a count of them finds none for as long as it runs."""
+
+
+def test_a_count_that_finds_no_sequence_still_stops_at_its_timeout(solver):
+    start = time.monotonic()
+    with pytest.raises(SearchTimeout):
+        solver.perft(RUNS_DRY, 24, timeout=0.2, strict=False)
+    assert time.monotonic() - start < 2
+
+
+def test_a_count_that_finds_no_sequence_still_stops_at_a_cancel(solver):
+    timer = threading.Timer(0.2, solver.cancel)
+    timer.start()
+    try:
+        with pytest.raises(SearchStopped):
+            solver.perft(RUNS_DRY, 24, timeout=30, strict=False)
+    finally:
+        timer.cancel()
+
+
 def test_a_count_past_its_timeout_raises(solver, full_deal):
     with pytest.raises(SearchTimeout, match="^timeout: the count took more than the 0.01 s allowed$"):
         solver.perft(full_deal, 24, timeout=0.01)

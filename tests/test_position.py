@@ -1131,6 +1131,24 @@ class TestPositionBuiltByHand:
                 position = position.play(card)
                 rebuilt(position).check()
 
+    def test_suits_led_that_leave_out_the_trick_in_progress_are_refused(self):
+        obj = {"game": "malilla", "trump": "D", "leader": "S", "trick": ["2H", "AH"], "led_suits": "SHDC",
+               "hands": {"N": "KS 5S JD", "E": "3D 2C", "S": "6H 5D", "W": "7H 3H JC"}}
+        read = Position.from_json(obj)
+        with pytest.raises(PositionError, match="^led_suits: does not include H, the suit led to the trick"):
+            Position.from_json({**obj, "led_suits": "SDC"})
+        with pytest.raises(PositionError, match="^led_suits: does not include H, the suit led to the trick"):
+            Solver(1 << 20).solve(replace(read, led=read.led & ~0b0010))
+
+    def test_suits_led_at_the_start_of_a_deal_are_refused(self):
+        start = Position.from_json({k: v for k, v in played_deal("malilla", 1).items() if k != "play"})
+        assert start.led == 0 and start.history == ()
+        built = Position(start.profile, start.trump, start.hands, start.leader, led=0b0110)
+        with pytest.raises(PositionError, match="^led_suits: HD contradicts the start of the deal, which leads "
+                                                "nothing"):
+            built.check()
+        built.check(strict=False)
+
     def test_a_position_played_from_one_never_checked_is_checked_in_full(self):
         uneven = Position(MANILLE, "S", (0b11, 1 << 16, 1 << 32, 1 << 48), 0)
         with pytest.raises(PositionError, match="^hands: sizes N=2 E=1 S=1 W=1"):
