@@ -277,12 +277,14 @@ class TestQuasiSymmetry:
             for s in (state, twin):
                 assert solver.solve(position(s)).values == ref.card_values(s), s.to_json()
 
-    @settings(max_examples=150, **SETTINGS)
+    @settings(max_examples=150, deadline=None, suppress_health_check=[*SETTINGS["suppress_health_check"],
+                                                                     HealthCheck.filter_too_much])
     @given(state=endgames(ref.MALILLA, 2, 3), twin_first=st.booleans())
     def test_a_protected_seven_and_the_ace_in_its_place_bound_nothing_of_each_other(self, state, twin_first):
         """The protected seven may not be discarded where the ace may, so the two positions do
         not play card for card alike and their values can differ by more than the cards' one
-        point: one solver solving both, in either order, still gives each its own values."""
+        point: one solver solving both, in either order, still gives each its own values. About
+        two endgames in three have no such twin and are filtered out, as the health check allows."""
         twins = list(itertools.islice(seven_twins(state), 2))
         assume(twins)
         for twin in twins:
