@@ -179,11 +179,12 @@ def capot_thrown() -> dict:
 
 
 @contextlib.contextmanager
-def ctrl_c_reaches_children() -> Iterator[None]:
-    """Programs started meanwhile take Ctrl-C (SIGINT) as Python does, even where this process
-    ignores it: a signal with a handler is reset to its default in a new program. (A `preexec_fn`
-    would do it in the child, but makes the child a Python-level fork, in which an in-process gRPC
-    server's fork handlers can abort it.)"""
+def ctrl_c_as_python_takes_it() -> Iterator[None]:
+    """Meanwhile this process, and programs it starts, take Ctrl-C (SIGINT) as Python does, even
+    where this process ignores it (a job started in the background of a shell does): a signal
+    with a handler is reset to its default in a new program. (A `preexec_fn` would do it in the
+    child, but makes the child a Python-level fork, in which an in-process gRPC server's fork
+    handlers can abort it.)"""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
@@ -197,7 +198,7 @@ def interrupted(module: str, args: list[str], ready: Callable[[], bool], stdin: 
     `group`: the program runs in a process group of its own, the signal reaches the whole group,
     as a terminal's Ctrl-C does, and every process of the group must have ended within 30 s."""
     with open(stdin or os.devnull, encoding="utf-8") as source, open(stdout or os.devnull, "w") as sink:
-        with ctrl_c_reaches_children():
+        with ctrl_c_as_python_takes_it():
             proc = subprocess.Popen([sys.executable, "-m", module, *args], stdin=source, stdout=sink,
                                     stderr=subprocess.PIPE, text=True, cwd=PROJECT, start_new_session=group)
         deadline = time.monotonic() + 60

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import PROJECT, capot_thrown, ctrl_c_reaches_children, interrupted
+from conftest import PROJECT, capot_thrown, ctrl_c_as_python_takes_it, interrupted
 from solver import Position, batch
 from solver.analysis import analyze
 from solver.cards import SEATS
@@ -357,7 +357,7 @@ def test_ctrl_c_while_the_embedded_cluster_starts_is_a_keyboard_interrupt():
               "    local_cluster(1)\n"
               "except KeyboardInterrupt:\n"
               "    print('interrupted')\n")
-    with ctrl_c_reaches_children():
+    with ctrl_c_as_python_takes_it():
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=PROJECT,
                               timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "interrupted\n", "")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import load_vectors
+from conftest import ctrl_c_as_python_takes_it, load_vectors
 from solver import Position, PositionError
 from solver.solve import SearchStopped, SearchTimeout, Solver
 
@@ -111,12 +111,13 @@ def test_a_timeout_must_be_a_positive_number(solver, full_deal):
 
 def test_ctrl_c_stops_a_long_count(solver, full_deal):
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            solver.perft(full_deal, 30, timeout=60)
-    finally:
-        timer.cancel()
+    with ctrl_c_as_python_takes_it():
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                solver.perft(full_deal, 30, timeout=60)
+        finally:
+            timer.cancel()
 
 
 def test_a_cancel_from_another_thread_stops_a_long_count_within_milliseconds(solver, full_deal):
