@@ -644,12 +644,15 @@ class TestShutdown:
             access.removeHandler(sink)
             access.setLevel(level)
 
-    def test_grace_runs_out(self, caplog):
+    @pytest.mark.parametrize("method", ["Solve", "Perft"])
+    def test_grace_runs_out(self, caplog, method):
+        """The stop waits for the workers: it ends soon after its grace only if the search or
+        count stops."""
         caplog.set_level(logging.INFO, logger="malilla_dd.access")
         with running_server(workers=1, grace=0.2) as server:
             channel = channel_to(server)
             stub = stub_of(channel)
-            hard = stub.Solve.future(hard_request(), timeout=30)
+            hard = getattr(stub, method).future(hard_request() if method == "Solve" else long_count(), timeout=30)
             assert wait_until(lambda: busy(server))
             start = time.monotonic()
             server.stop()
@@ -659,24 +662,7 @@ class TestShutdown:
             assert info.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
             assert 0.15 < took < 1.5, took
             # the log says what gRPC tells the client of a call cut at the end of the grace
-            assert wait_until(lambda: any("Solve status=" in r.getMessage() for r in caplog.records))
-            assert [r.getMessage().split(" latency")[0] for r in caplog.records if "Solve status=" in r.getMessage()] \
-                == ["method=/malilla.dd.v1.DoubleDummy/Solve status=UNAVAILABLE"]
-            channel.close()
-
-    def test_the_end_of_the_grace_stops_a_count(self):
-        """The stop waits for the workers: it ends soon after its grace only if the count stops."""
-        with running_server(workers=1, grace=0.2) as server:
-            channel = channel_to(server)
-            count = stub_of(channel).Perft.future(long_count(), timeout=30)
-            assert wait_until(lambda: busy(server))
-            start = time.monotonic()
-            server.stop()
-            took = time.monotonic() - start
-            with pytest.raises(grpc.RpcError) as info:
-                count.result()
-            assert info.value.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
-            assert 0.15 < took < 1.5, took
+            assert self._logged(caplog, method) == [f"{method} status=UNAVAILABLE"]
             channel.close()
 
     @staticmethod
