@@ -177,12 +177,9 @@ class Position:
         if self.history is not None:
             return
         try:
-            profile = self.profile
-            played = {profile.seat_after(self.leader, i) for i in range(len(self.trick))}
-            dealt_evenly = all(h.bit_count() + (seat in played) == profile.cards_per_hand
-                               for seat, h in enumerate(self.hands))
-            first_led = 1 << (self.trick[0] >> 4) if self.trick and profile.protected_rank is not None else 0
-        except (AttributeError, TypeError):   # malformed fields: `check` names them
+            dealt_evenly = all(h.bit_count() == self.profile.cards_per_hand for h in self._hands_before_trick())
+            first_led = self._led_by(()) if self.profile.protected_rank is not None else 0
+        except (AttributeError, IndexError, TypeError, ValueError):   # malformed fields: `check` names them
             return
         if dealt_evenly and self.led == first_led:   # suits led before would contradict an empty history
             object.__setattr__(self, "history", ())
@@ -394,7 +391,7 @@ class Position:
     def _check_led(self, strict: bool) -> None:
         """The suits led, where no history tells them, hold the suit led to the trick in
         progress and, at the start of the deal (strict: the hand sizes fit), no other."""
-        first_led = 1 << (self.trick[0] >> 4) if self.trick else 0
+        first_led = self._led_by(())
         if first_led and not self.led & first_led:
             raise PositionError("led_suits", f"does not include {SUITS[self.trick[0] >> 4]}, "
                                 "the suit led to the trick in progress")
@@ -436,9 +433,7 @@ class Position:
         if max(sizes) > self.profile.cards_per_hand:
             raise PositionError("hands", f"a {self.profile.name} hand holds at most "
                                 f"{self.profile.cards_per_hand} cards")
-        played = {self.profile.seat_after(self.leader, i) for i in range(len(self.trick))}
-        base = [sizes[s] + (1 if s in played else 0) for s in range(4)]
-        if len(set(base)) != 1:
+        if len({h.bit_count() for h in self._hands_before_trick()}) != 1:
             detail = " ".join(f"{SEATS[s]}={sizes[s]}" for s in range(4))
             raise PositionError("hands", f"sizes {detail} do not fit a trick of {len(self.trick)} "
                                 f"card(s) led by {SEATS[self.leader]}")
