@@ -101,14 +101,10 @@ def seven_twins(state: ref.State) -> Iterator[ref.State]:
     """Each Malilla position that differs from `state` in one card of a hand only: the seven of a
     side suit not led yet, protected, where `state` has that suit's ace and the seven is out of
     play, or the other way round. The two are next in rank, so nothing in play stands between.
-    Only the hands of players still to play to the trick change: the others played to it what
-    their hands then allowed."""
+    A twin whose hands would have made a card of the trick in progress illegal is left out."""
     game = state.game
     in_play = set().union(*state.hands) | set(state.trick)
-    played = {ref.State.seat_index(game.next_seat(state.leader, k)) for k in range(len(state.trick))}
     for i, hand in enumerate(state.hands):
-        if i in played:
-            continue
         for x in sorted(hand):
             s = ref.suit(x)
             if s == state.trump or s in state.led or game.rank(x) not in ("7", "A"):
@@ -117,7 +113,9 @@ def seven_twins(state: ref.State) -> Iterator[ref.State]:
             if y not in in_play:
                 hands = list(state.hands)
                 hands[i] = hand - {x} | {y}
-                yield replace(state, hands=tuple(hands))
+                twin = replace(state, hands=tuple(hands))
+                if trick_is_legal(twin):
+                    yield twin
 
 
 def trick_is_legal(state: ref.State) -> bool:
