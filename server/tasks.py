@@ -281,8 +281,9 @@ def read_perft_request(request: pb.PerftRequest) -> PerftTask:
     position = _read_message(request, "position", lambda msg: Position.from_json(
         convert.position_dict(msg), strict=not request.lenient), violations)
     try:
-        check_whole("depth", request.depth, 1)
-        if position is not None:
+        if position is None:
+            check_whole("depth", request.depth, 1)
+        else:
             check_depth(position, request.depth)
     except ValueError as e:
         violations.append(_violation(e))
