@@ -138,18 +138,19 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         """Whether the server's stop has cut the calls in flight (their clients see UNAVAILABLE)."""
         return time.monotonic() >= self._cut_at
 
-    def _ended(self, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str]:
-        """The status of a call whose search was stopped: its deadline passed, the server
-        stopped past its grace (what gRPC then tells the client), or the client went away."""
+    def _ended(self, context: grpc.ServicerContext, work: str = "search") -> tuple[grpc.StatusCode, str]:
+        """The status of a call whose `work` (its search or count) was stopped: its deadline
+        passed, the server stopped past its grace (what gRPC then tells the client), or the
+        client went away."""
         remaining = time_left(context)
         if remaining is not None and remaining <= DEADLINE_SLACK:
             if isinstance(context, Limited) and context.limit_passed():
                 return grpc.StatusCode.DEADLINE_EXCEEDED, \
                     f"the call ran for {context.seconds:g} s, the server's limit (--max-call-seconds)"
-            return grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished"
+            return grpc.StatusCode.DEADLINE_EXCEEDED, f"the deadline passed before the {work} finished"
         if self.past_grace():
-            return grpc.StatusCode.UNAVAILABLE, "the server stopped before the search finished"
-        return grpc.StatusCode.CANCELLED, "the call was cancelled; its search stopped"
+            return grpc.StatusCode.UNAVAILABLE, f"the server stopped before the {work} finished"
+        return grpc.StatusCode.CANCELLED, f"the call was cancelled; its {work} stopped"
 
     def _result(self, job: Job, context: grpc.ServicerContext) -> Any:
         """The job's answer; a stopped search ends the call with its status, and a request the
@@ -158,7 +159,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
         try:
             return job.future.result()
         except (SearchStopped, Stopped, CancelledError):
-            context.abort(*self._ended(context))
+            context.abort(*self._ended(context, "count" if isinstance(job.task, PerftTask) else "search"))
         except ValueError as e:
             raise library_error(e, job.task.field) from None
         finally:   # the future's exception holds the job in its traceback: no cycle keeps them

@@ -122,7 +122,7 @@ class TestDeadlines:
         with pytest.raises(grpc.RpcError) as info:
             stub.Perft(long_count(), timeout=0.3)
         assert (info.value.code(), info.value.details()) == \
-            (grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the search finished")
+            (grpc.StatusCode.DEADLINE_EXCEEDED, "the deadline passed before the count finished")
         assert time.monotonic() - start < 0.3
         assert wait_until(lambda: not busy(server), 1.0)
         start = time.monotonic()
