@@ -349,6 +349,12 @@ cdef class Core:
         """Drop a cancel that no search or count has taken."""
         self.X.stop = 0
 
+    cdef int stopped(self, str work, str when) except -1:
+        """Raise SearchStopped: the search or count (`work`) was stopped `when`. The cancel
+        that stopped it, if one did, is taken."""
+        self.X.stop = 0
+        raise SearchStopped(f"the {work} was stopped {when}")
+
     def count(self, Rules rules, tuple hands, int trump, int leader, tuple trick, int led, int depth,
               double timeout=0.0):
         """[(card, the legal sequences of `depth` cards, at least 1, that begin with it)] for each
@@ -361,9 +367,8 @@ cdef class Core:
         cdef int c
         cdef Undo u
         cdef list out = []
-        if self.X.stop:   # a cancel before this count: it is taken here
-            self.X.stop = 0
-            raise SearchStopped("the count was stopped before it started")
+        if self.X.stop:   # a cancel before this count
+            self.stopped("count", "before it started")
         fill_state(&st, hands, trump, leader, trick, led, 0)
         memset(&n, 0, sizeof(Count))
         n.stop = &self.X.stop
@@ -383,8 +388,7 @@ cdef class Core:
             if n.stopped == INTERRUPTED:
                 raise_pending()
             if n.stopped:
-                self.X.stop = 0   # the cancel that stopped it, if one did, is taken
-                raise SearchStopped("the count was stopped before it finished")
+                self.stopped("count", "before it finished")
             out.append((c, n.leaves - before))
         return out
 
@@ -475,9 +479,8 @@ cdef class Core:
             tt_reserve(&X.tt, popcount64(held(&X.st)))
         for i in range(4):
             X.tt.holders[i] |= X.st.hands[i] & X.rules.high
-        if X.stop:   # a cancel before this search: it is taken here
-            X.stop = 0
-            raise SearchStopped("the search was stopped before it started")
+        if X.stop:   # a cancel before this search
+            self.stopped("search", "before it started")
         X.stopped = 0
         X.check_at = X.nodes + 1024
         X.deadline_ns = now_ns() + <long long>(timeout * 1e9) if timeout > 0 else 0
@@ -485,7 +488,6 @@ cdef class Core:
         with nogil:
             run_root(X, m, target, threads, &out)
         if X.stopped:
-            X.stop = 0   # the cancel that stopped it, if one did, is taken
-            raise SearchStopped("the search was stopped before it finished")
+            self.stopped("search", "before it finished")
         return (out.value, [(out.cards[i], out.vals[i]) for i in range(out.n)],
                 [out.line[i] for i in range(out.nline)], X.nodes - start, out.total)
