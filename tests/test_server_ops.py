@@ -161,7 +161,7 @@ class TestCallLimit:
     """--max-call-seconds: a call of no deadline of its own ends with DEADLINE_EXCEEDED once it has
     run that long, so that neither an idle stream nor a runaway call keeps its place for ever."""
 
-    LIMIT = "the call ran for 0.5 s, the server's limit (--max-call-seconds)"
+    LIMIT = "the call ran for 0.25 s, the server's limit (--max-call-seconds)"
 
     @staticmethod
     def ended(call: grpc.Future) -> grpc.RpcError:
@@ -184,7 +184,7 @@ class TestCallLimit:
             yield solve_request(easy_position(), request_id="a")
             hold.wait(120)
 
-        with running_server(workers=1, max_concurrent=2, max_call_seconds=0.5) as server:
+        with running_server(workers=1, max_concurrent=2, max_call_seconds=0.25) as server:   # < HARD_SECONDS
             channel = channel_to(server)
             stub = stub_of(channel)
             stream = stub.SolveStream(idle())
@@ -207,7 +207,7 @@ class TestCallLimit:
                                     "Solve status=OK", "SolveStream status=DEADLINE_EXCEEDED"]
 
     def test_a_count_ends_at_the_limit(self):
-        with running_server(workers=1, max_call_seconds=0.5) as server:
+        with running_server(workers=1, max_call_seconds=0.25) as server:
             channel = channel_to(server)
             stub = stub_of(channel)
             with pytest.raises(grpc.RpcError) as info:

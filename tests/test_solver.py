@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import pickle
 import random
 import threading
+import time
+from collections.abc import Iterator
 from functools import lru_cache
 
 import pytest
@@ -17,7 +20,7 @@ from solver import MANILLE, MALILLA, Position, PositionError, _core, get_profile
 from solver.analysis import PlayedDeal, analyze
 from solver.deal import deal, random_play
 from solver.scoring import side_score
-from solver.solve import TARGET_MODES, SearchStopped, SearchTimeout, Solver, solve
+from solver.solve import TARGET_MODES, SearchStopped, SearchTimeout, Solution, Solver, solve
 
 
 def played_out(profile, seed: int, tricks: int, cards: int = 0) -> Position:
@@ -446,11 +449,14 @@ class TestStopping:
         stops, or, when the cancel came after its last search, the next search does."""
         played = PlayedDeal.from_json(played_deal("manille", 4))
         solver = Solver()
+        start = time.monotonic()
+        analyze(played, solver)
+        took = time.monotonic() - start   # the cancels land over about as long as the call runs
         rng = random.Random(4)
         stopped = 0
         for _ in range(40):
             solver.clear()
-            timer = threading.Timer(rng.uniform(0, 0.02), solver.cancel)
+            timer = threading.Timer(rng.uniform(0, took), solver.cancel)
             timer.start()
             try:
                 analyze(played, solver)
@@ -496,14 +502,10 @@ class TestStopping:
         down to two tricks: whatever each thread was searching when it stopped, nothing
         unfinished is kept, so the table the solver keeps still gives one thread's answers."""
         rng = random.Random(mode)
-        for seed in range(5):
-            position = played_out(MALILLA, seed, 2)
-            expected = Solver().solve(position)
-            target = expected.value + 1 if mode in TARGET_MODES else None
+        for seed, position, expected, target, scale in self.long_searches(mode, 5):
             solver = Solver(threads=2 + seed % 2)
             solver._core.helpers_after = 0
             solver._core.split_from = 8
-            scale = Solver().solve(position, mode, target=target).nodes
             tries = stopped = 0
             # the cancel comes at a node count, whatever the load; one that comes late is tried again
             while tries < 12 or (not stopped and tries < 300):
@@ -522,6 +524,26 @@ class TestStopping:
                 solver.withdraw_cancel()   # one that came after the search
                 assert solver.solve(position).values == expected.values
             assert stopped > 0
+
+    @staticmethod
+    def long_searches(mode: str, count: int) -> Iterator[tuple[int, Position, Solution, int | None, int]]:
+        """(seed, position, its every-card solution, the target of `mode` or None, the nodes of its
+        search in `mode` on one thread) for `count` Malilla deals of the first seeds, each up to two
+        tricks into its play, as far in as leaves a search of 30,000 nodes or more: a watcher
+        polling the node count then has time to cancel it before it ends, on a fast machine too."""
+        found = 0
+        for seed in itertools.count():
+            for tricks in (2, 1, 0):
+                position = played_out(MALILLA, seed, tricks)
+                expected = Solver().solve(position)
+                target = expected.value + 1 if mode in TARGET_MODES else None
+                scale = Solver().solve(position, mode, target=target).nodes
+                if scale >= 30_000:
+                    yield seed, position, expected, target, scale
+                    found += 1
+                    break
+            if found == count:
+                return
 
     @staticmethod
     def cancel_at(solver: Solver, nodes: int, ended: threading.Event) -> None:
