@@ -477,7 +477,7 @@ class TestThreads:
     def test_a_worker_searches_on_its_threads(self):
         """`threads`: each call's search runs on that many threads (a whole deal's search is long
         enough for the helper to join), with one thread's answers."""
-        position = full_deal("malilla", 11875)   # a search of about 0.4 s
+        position = full_deal("malilla", 11875)   # about 0.9 s on the TEST_MEMORY table and two threads
         with running_server(workers=1, threads=2) as server, \
                 Client(f"127.0.0.1:{server.port}", timeout=30) as client:
             answers = []
