@@ -26,10 +26,10 @@ from server.main import Running, start
 from solver import IllegalPlay, Position, get_profile
 from solver.cards import SUITS
 from solver.deal import deal
-from solver.solve import SearchStopped, Solver
+from solver.solve import MIN_MEMORY, SearchStopped, Solver
 
-TEST_MEMORY = 64 << 10
-"""The test servers' table per worker: the least a table may be, so that the hard requests
+TEST_MEMORY = MIN_MEMORY
+"""The test servers' table per worker: the least a table may be (64 KiB), so that the hard requests
 (`hard_variant`) take their searches several times HARD_SECONDS, on a fast machine too."""
 
 
