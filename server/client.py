@@ -77,7 +77,7 @@ class RemoteError(Exception):
         self.details = details
         self.violations = violations or []
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[RemoteError], tuple[grpc.StatusCode, str, list[tuple[str, str]]]]:
         return type(self), (self.code, self.details, self.violations)
 
     @classmethod
@@ -191,14 +191,14 @@ class Client:
     def _timeout(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else check_timeout(timeout)
 
-    def _call(self, method: Callable, request: Any, timeout: float | None) -> Any:
+    def _call(self, method: Callable[..., Any], request: Any, timeout: float | None) -> Any:
         """One unary call with this client's deadline and metadata; failures raise `RemoteError`."""
         try:
             return method(request, timeout=self._timeout(timeout), metadata=self.metadata)
         except grpc.RpcError as e:
             raise RemoteError.of(e) from None
 
-    def _stream(self, method: Callable, request: Any, timeout: float | None) -> Iterator[Any]:
+    def _stream(self, method: Callable[..., Iterator[Any]], request: Any, timeout: float | None) -> Iterator[Any]:
         """The responses of one streaming call, as `_call`."""
         try:
             yield from method(request, timeout=self._timeout(timeout), metadata=self.metadata)
@@ -328,7 +328,8 @@ class Client:
                                               timeout=timeout)
         except grpc.RpcError as e:
             raise RemoteError.of(e) from None
-        return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+        name: str = health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+        return name
 
 
 _PEM_CERTIFICATE = re.compile(rb"^-----BEGIN (TRUSTED |X509 )?CERTIFICATE-----\r?$", re.MULTILINE)

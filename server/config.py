@@ -25,6 +25,7 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from solver.checks import check_whole, parse_size
 from solver.quoting import quoted
@@ -169,7 +170,7 @@ def config_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None
     Raises ValueError naming the flag or variable that is wrong.
     """
     environ = os.environ if environ is None else environ
-    values: dict = {"workers": default_workers()}
+    values: dict[str, Any] = {"workers": default_workers()}
     sources: dict[str, str] = {}
     known = {f.name for f in fields(Config)}
     for name, flag, convert, _ in _FLAGS:

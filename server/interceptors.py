@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -21,6 +21,14 @@ __all__ = ["AccessLog", "AnswerSize", "BearerToken", "OpenStreams", "MessageChec
 
 access_log = logging.getLogger("malilla_dd.access")
 
+if TYPE_CHECKING:   # the stubs make these generic; grpc's own classes take no arguments
+    Handler = grpc.RpcMethodHandler[Any, Any]
+    Interceptor = grpc.ServerInterceptor[Any, Any]
+    Behavior = Callable[..., Any]   # a method's: the request (or request iterator) and context in
+    Continuation = Callable[[grpc.HandlerCallDetails], Handler | None]
+else:
+    Interceptor = grpc.ServerInterceptor
+
 OPEN_METHODS = ("/grpc.health.v1.Health/",)
 """Method prefixes that need no token: load balancers and orchestrators probe health without one."""
 
@@ -29,15 +37,15 @@ LONG_STREAMS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 own limit on calls: the health `Watch` and server reflection."""
 
 
-def _wrap(handler: grpc.RpcMethodHandler, wrap_unary: Callable, wrap_stream: Callable,
-          request_deserializer: Callable[[bytes], Any] | None = None) -> grpc.RpcMethodHandler:
+def _wrap(handler: Handler, wrap_unary: Behavior, wrap_stream: Behavior,
+          request_deserializer: Callable[[bytes], Any] | None = None) -> Handler:
     """The same handler with its behaviour wrapped (unary or streaming response), and with
     `request_deserializer` in place of its own if given."""
     kind = ("stream" if handler.request_streaming else "unary") + "_" + \
            ("stream" if handler.response_streaming else "unary")
     behavior = getattr(handler, kind)
     wrapped = wrap_stream(behavior) if handler.response_streaming else wrap_unary(behavior)
-    make = getattr(grpc, f"{kind}_rpc_method_handler")
+    make: Callable[..., Handler] = getattr(grpc, f"{kind}_rpc_method_handler")
     return make(wrapped, request_deserializer=request_deserializer or handler.request_deserializer,
                 response_serializer=handler.response_serializer)
 
@@ -47,10 +55,10 @@ class _Made:
     handlers are made per call gets there) the cache starts over."""
 
     def __init__(self) -> None:
-        self._handlers: dict[tuple[str, int], grpc.RpcMethodHandler] = {}
+        self._handlers: dict[tuple[str, int], Handler] = {}
 
-    def get(self, details: grpc.HandlerCallDetails, handler: grpc.RpcMethodHandler,
-            make: Callable[[], grpc.RpcMethodHandler]) -> grpc.RpcMethodHandler:
+    def get(self, details: grpc.HandlerCallDetails, handler: Handler,
+            make: Callable[[], Handler]) -> Handler:
         key = (details.method, id(handler))
         made = self._handlers.get(key)
         if made is None:
@@ -60,7 +68,7 @@ class _Made:
         return made
 
 
-class AccessLog(grpc.ServerInterceptor):
+class AccessLog(Interceptor):
     """One log line per call (INFO): method, status code, latency in milliseconds, peer; and
     one at its start (DEBUG). A call that ends under its handler is logged as its client
     sees it: DEADLINE_EXCEEDED past its deadline, UNAVAILABLE once `past_grace()` (the
@@ -72,13 +80,13 @@ class AccessLog(grpc.ServerInterceptor):
         self._made = _Made()
         self._past_grace = past_grace
 
-    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
         if handler is None:
             return None
         return self._made.get(details, handler, lambda: self._wrap(details.method, handler))
 
-    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def _wrap(self, method: str, handler: Handler) -> Handler:
         def record(context: grpc.ServicerContext, start: float, error: BaseException | None) -> None:
             if not access_log.isEnabledFor(logging.INFO):
                 return
@@ -112,13 +120,13 @@ class AccessLog(grpc.ServerInterceptor):
             finally:
                 record(context, start, error)
 
-        def unary(behavior: Callable) -> Callable:
+        def unary(behavior: Behavior) -> Behavior:
             def run(request: Any, context: grpc.ServicerContext) -> Any:
                 with logged(context):
                     return behavior(request, context)
             return run
 
-        def stream(behavior: Callable) -> Callable:
+        def stream(behavior: Behavior) -> Behavior:
             def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 with logged(context):
                     yield from behavior(request, context)
@@ -127,7 +135,7 @@ class AccessLog(grpc.ServerInterceptor):
         return _wrap(handler, unary, stream)
 
 
-class AnswerSize(grpc.ServerInterceptor):
+class AnswerSize(Interceptor):
     """An answer of the methods under `methods` over the server's message limit ends its call
     with RESOURCE_EXHAUSTED, naming its size and the limit. It is the server's only limit on
     answers: gRPC's own would refuse them only after the handler has returned (so the access
@@ -139,7 +147,7 @@ class AnswerSize(grpc.ServerInterceptor):
         self._methods = methods
         self._made = _Made()
 
-    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
         if handler is None or not details.method.startswith(self._methods):
             return handler
@@ -152,17 +160,17 @@ class AnswerSize(grpc.ServerInterceptor):
                           f"the answer is {size} bytes, over the server's message limit of {self.limit}")
         return answer
 
-    def _unary(self, behavior: Callable) -> Callable:
+    def _unary(self, behavior: Behavior) -> Behavior:
         return lambda request, context: self._checked(behavior(request, context), context)
 
-    def _stream(self, behavior: Callable) -> Callable:
+    def _stream(self, behavior: Behavior) -> Behavior:
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             for answer in behavior(request, context):
                 yield self._checked(answer, context)
         return run
 
 
-class BearerToken(grpc.ServerInterceptor):
+class BearerToken(Interceptor):
     """Every call but health checks needs ``authorization: Bearer <token>`` metadata."""
 
     def __init__(self, token: str) -> None:
@@ -182,7 +190,7 @@ class BearerToken(grpc.ServerInterceptor):
                 return scheme.lower() == b"bearer" and hmac.compare_digest(credentials, self._expected)
         return False
 
-    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
         if handler is None or self._allowed(details):
             return handler
@@ -194,18 +202,18 @@ class BearerToken(grpc.ServerInterceptor):
                       "missing or wrong bearer token (metadata 'authorization: Bearer <token>')")
 
     @classmethod
-    def _refuse_unary(cls, behavior: Callable) -> Callable:
+    def _refuse_unary(cls, behavior: Behavior) -> Behavior:
         return lambda request, context: cls._refuse(context)
 
     @classmethod
-    def _refuse_stream(cls, behavior: Callable) -> Callable:
+    def _refuse_stream(cls, behavior: Behavior) -> Behavior:
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             cls._refuse(context)
             yield  # pragma: no cover - _refuse() raises
         return run
 
 
-class OpenStreams(grpc.ServerInterceptor):
+class OpenStreams(Interceptor):
     """At most `limit` streams at once of the methods under LONG_STREAMS (the health `Watch`,
     which needs no token, and reflection): one more is refused with RESOURCE_EXHAUSTED, so that
     streams left open cannot take the places of gRPC's own call limit from the calls of the
@@ -219,7 +227,7 @@ class OpenStreams(grpc.ServerInterceptor):
         self._lock = threading.Lock()
         self._made = _Made()
 
-    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
         if handler is None or not handler.response_streaming or not details.method.startswith(LONG_STREAMS):
             return handler
@@ -239,7 +247,7 @@ class OpenStreams(grpc.ServerInterceptor):
                 context.cancel()
         return {watched for watched in open_streams.values() if watched is not None}
 
-    def _limited(self, behavior: Callable, requests: bool) -> Callable:
+    def _limited(self, behavior: Behavior, requests: bool) -> Behavior:
         """`behavior` limited; `requests`: it reads a stream of requests (reflection), else one (a watch)."""
         def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             watched = None if requests else getattr(request, "service", "")   # not an `Undecodable`'s
@@ -272,7 +280,7 @@ class Undecodable:
     problem: str
 
 
-class MessageCheck(grpc.ServerInterceptor):
+class MessageCheck(Interceptor):
     """Bytes that are not a request message are the caller's error, INVALID_ARGUMENT with a
     field violation of the request as a whole (field ""), rather than
     the INTERNAL that gRPC gives a deserializer's exception (which, in a request stream, can
@@ -286,17 +294,18 @@ class MessageCheck(grpc.ServerInterceptor):
         self._streams = streams
         self._made = _Made()
 
-    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+    def intercept_service(self, continuation: Continuation, details: grpc.HandlerCallDetails) -> Handler | None:
         handler = continuation(details)
-        parse = None if handler is None else handler.request_deserializer
-        if parse is None:   # no handler, or bytes as they came: nothing to check
+        # no handler, or bytes as they came: nothing to check
+        if handler is None or handler.request_deserializer is None:
             return handler
+        parse = handler.request_deserializer
         return self._made.get(details, handler,
                               lambda: self._check(handler, parse, details.method.startswith(self._streams)))
 
     @staticmethod
-    def _check(handler: grpc.RpcMethodHandler, parse: Callable[[bytes], Any],
-               items_known: bool) -> grpc.RpcMethodHandler:
+    def _check(handler: Handler, parse: Callable[[bytes], Any],
+               items_known: bool) -> Handler:
         name = getattr(getattr(parse, "__self__", None), "__name__", "request")
         article = "an" if name[0] in "AEIOU" else "a"
 
@@ -318,10 +327,10 @@ class MessageCheck(grpc.ServerInterceptor):
             """The request, or the request stream, with no `Undecodable` in it."""
             return (one(item, context) for item in request) if handler.request_streaming else one(request, context)
 
-        def unary(behavior: Callable) -> Callable:
+        def unary(behavior: Behavior) -> Behavior:
             return lambda request, context: behavior(refuse(request, context), context)
 
-        def stream(behavior: Callable) -> Callable:
+        def stream(behavior: Behavior) -> Behavior:
             def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 yield from behavior(refuse(request, context), context)
             return run

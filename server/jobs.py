@@ -138,7 +138,7 @@ class Job:
         self.lock = threading.Lock()
         self.cancelled = False
         self.solver: Solver | None = None   # set while the search or count runs
-        self.future: Future | None = None
+        self.future: Future[Any] | None = None
 
     def cancel(self) -> None:
         with self.lock:

@@ -11,6 +11,7 @@ import signal
 import ssl
 import sys
 import threading
+from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def start(config: Config) -> Running:
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
     open_streams = OpenStreams(OPEN_STREAMS)
     methods = f"/{SERVICE_NAME}/"
-    interceptors: list[grpc.ServerInterceptor] = [AccessLog(service.past_grace),
+    interceptors: list[grpc.ServerInterceptor[Any, Any]] = [AccessLog(service.past_grace),
                                                   AnswerSize(config.max_message, methods), open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))

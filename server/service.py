@@ -57,6 +57,9 @@ __all__ = ["DoubleDummyService"]
 
 log = logging.getLogger("malilla_dd.server")
 
+StreamItem = tuple[str, Job | None, BadRequest | None]
+"""A SolveStream request in its turn: its id, and its job or the error that refused it."""
+
 
 class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     """Translates and calls the library; see the module docstring for the worker model."""
@@ -304,7 +307,8 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                     item = stream.next_item()
                     if item is None:
                         break
-                    request_id, job, answer = item
+                    request_id, job, refused = item
+                    answer: Any = refused
                     try:
                         if job is not None:
                             answer = self._result(job, context)
@@ -312,11 +316,12 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         answer = e
                     finally:
                         stream.done(job)
-                    if isinstance(answer, BadRequest):
+                    if job is None or isinstance(answer, BadRequest):
                         yield pb.SolveResponse(id=request_id, error=answer.message())
                         continue
+                    task = cast(SolveTask, job.task)
                     yield pb.SolveResponse(id=request_id, solution=convert.solution_message(
-                        answer, SEATS[job.task.position.to_move]))
+                        answer, SEATS[task.position.to_move]))
                 if stream.failure is not None:
                     context.abort(grpc.StatusCode.CANCELLED, "the request stream ended with an error")
                 # the call ended under the handler (its status, for the access log), or its time ran out
@@ -337,7 +342,7 @@ class _Stream:
         self.context = context
         self.window = threading.Semaphore(window)
         self.cond = threading.Condition()
-        self.items: deque = deque()
+        self.items: deque[StreamItem] = deque()
         self.jobs: set[Job] = set()   # submitted, not yet answered
         self.ended = False
         self.cancelled = False
@@ -381,12 +386,12 @@ class _Stream:
                 self.ended = True
                 self.cond.notify_all()
 
-    def _put(self, item: tuple) -> None:
+    def _put(self, item: StreamItem) -> None:
         with self.cond:
             self.items.append(item)
             self.cond.notify_all()
 
-    def next_item(self) -> tuple | None:
+    def next_item(self) -> StreamItem | None:
         """The next request in order; None at the end of the stream or of the call, or once the
         call's time (its deadline, or the server's limit on a call) has run out."""
         with self.cond:

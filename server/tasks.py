@@ -14,8 +14,8 @@ from solver.errors import PositionError
 from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.profiles import PROFILES, Profile, get_profile
-from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, attempt_limit, check_options,
-                            generate_attempts)
+from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit,
+                            check_options, generate_attempts)
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Searcher, Solution
 from solver.table import DDTable, read_table_input, table_of, table_trumps
@@ -121,7 +121,7 @@ class PuzzleTask:
     progress_every: int
     field: str = ""
 
-    def items(self, solver: Searcher) -> Iterator[tuple | None]:
+    def items(self, solver: Searcher) -> Iterator[tuple[str, Puzzle] | tuple[str, int, int] | None]:
         """("puzzle", puzzle) and ("progress", attempts, found) items, and None after an
         attempt that gives neither."""
         said = attempts = found = 0

@@ -79,7 +79,7 @@ class Advice:
         return out
 
 
-def _rank(c: CardAdvice, goal: int | None) -> tuple:
+def _rank(c: CardAdvice, goal: int | None) -> tuple[float, ...]:
     if goal is None:
         return (round(c.mean, 9),)
     assert c.goal is not None   # with a goal every sampled card has its frequency

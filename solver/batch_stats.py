@@ -20,10 +20,10 @@ class BatchStats:
     def __init__(self) -> None:
         self.items = 0
         self.errors = 0
-        self.scores: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-        self.wins: dict[str, Counter] = defaultdict(Counter)
-        self.par: dict[str, Counter] = defaultdict(Counter)
-        self.points: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+        self.scores: dict[str, dict[str, Counter[int]]] = defaultdict(lambda: defaultdict(Counter))
+        self.wins: dict[str, Counter[str]] = defaultdict(Counter)
+        self.par: dict[str, Counter[str]] = defaultdict(Counter)
+        self.points: dict[str, dict[str, Counter[int]]] = defaultdict(lambda: defaultdict(Counter))
 
     def add(self, job: str, line: dict[str, Any]) -> None:
         self.items += 1
@@ -89,12 +89,12 @@ def _dealt_start(position: dict[str, Any]) -> Position | None:
     return start if dealt else None
 
 
-def _most_first(counter: Counter) -> dict[str, int]:
+def _most_first(counter: Counter[str]) -> dict[str, int]:
     """The counts, the largest first and equal ones in the order of their keys."""
     return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def _dist(counter: Counter) -> dict[str, Any]:
+def _dist(counter: Counter[int]) -> dict[str, Any]:
     n = sum(counter.values())
     mean = sum(k * v for k, v in counter.items()) / n if n else 0.0
     return {"deals": n, "mean": round(mean, 3), "counts": {str(k): counter[k] for k in sorted(counter)}}

@@ -24,4 +24,4 @@ def parse_size(text: str | int) -> int:
     m = _SIZE.fullmatch(text)
     if not m:
         raise ValueError(f"{quoted(text)} is not a size (bytes, or a number with K, M or G)")
-    return int(m[1]) * 1024 ** " kmg".index((m[2] or " ").lower())
+    return int(m[1]) << 10 * " kmg".index((m[2] or " ").lower())

@@ -30,7 +30,7 @@ def client_at(address: str) -> distributed.Client:
     waiting for ever, or failing on the bytes it sends, so the client is made in a thread of its own."""
     from distributed import Client
 
-    made: dict[str, Any] = {}
+    made: dict[str, distributed.Client | Exception] = {}
 
     def connect() -> None:
         try:
@@ -41,8 +41,9 @@ def client_at(address: str) -> distributed.Client:
     thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
     thread.start()
     thread.join(CONNECT_SECONDS + 5)
-    if "client" in made:
-        return made["client"]
+    client = made.get("client")
+    if isinstance(client, Client):
+        return client
     problem = f"{type(made['error']).__name__}: {made['error']}" if "error" in made else \
         f"no answer within {CONNECT_SECONDS} s"
     raise ValueError(f"address: {address} is no Dask scheduler that takes a client ({problem})")

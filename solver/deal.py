@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 from itertools import cycle
 
 from . import cards
@@ -36,7 +37,7 @@ class Deal:
     """The dealer's last card, shown to fix trump; None when the dealer names trump."""
     leader: int
 
-    def to_position_json(self) -> dict:
+    def to_position_json(self) -> dict[str, Any]:
         """The position JSON (the format README.md sets out) of the first lead, plus ``dealer``."""
         position = {
             "game": self.profile.name,
@@ -51,7 +52,7 @@ class Deal:
         position["dealer"] = cards.seat_name(self.dealer)
         return position
 
-    def to_deal_json(self) -> dict:
+    def to_deal_json(self) -> dict[str, Any]:
         """The start of the deal as `malilla-dd analyze` reads it: the position
         JSON with ``dealer`` and, when the dealer showed a card, ``shown``."""
         obj = self.to_position_json()

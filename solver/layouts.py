@@ -73,10 +73,10 @@ def _ways(n: int, split: Split) -> int:
     return math.factorial(n) // (math.factorial(split[0]) * math.factorial(split[1]) * math.factorial(split[2]))
 
 
-def _completions(view: View) -> tuple[list, list[dict]]:
+def _completions(view: View) -> tuple[list[tuple[tuple[int, ...], list[int]]], list[dict[Split, int]]]:
     """Groups and, per group index g, a dict (need_a, need_b, need_c) -> layouts of groups g.. that fill them."""
     groups = _groups(view)
-    tables: list[dict] = [dict() for _ in range(len(groups) + 1)]
+    tables: list[dict[Split, int]] = [dict() for _ in range(len(groups) + 1)]
     tables[len(groups)][(0, 0, 0)] = 1
 
     def count(g: int, need: Split) -> int:

@@ -518,7 +518,7 @@ class Position:
         s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat)
         return format_cards(cards_of(self.hands[s]), self.profile).split()
 
-    def core_state(self) -> tuple:
+    def core_state(self) -> tuple[tuple[int, int, int, int], int, int, tuple[int, ...], int, int]:
         """(hands, trump, leader, trick, led, won) as the core takes them."""
         return (self.hands, trump_index(self.trump), self.leader, self.trick, self.led, self.won_flags)
 

@@ -28,3 +28,12 @@ def test_a_wrong_hint_is_found(tmp_path: Path) -> None:
     result = mypy(str(wrong), cache=tmp_path / "cache")
     assert result.returncode == 1
     assert "wrong_hint.py:5: error: Incompatible return value" in result.stdout
+
+
+def test_a_generic_without_its_arguments_is_found(tmp_path: Path) -> None:
+    bare = tmp_path / "bare_generic.py"
+    bare.write_text("def hands() -> dict:\n"
+                    "    return {}\n")
+    result = mypy(str(bare), cache=tmp_path / "cache")
+    assert result.returncode == 1
+    assert 'bare_generic.py:1: error: Missing type arguments for generic type "dict"' in result.stdout
