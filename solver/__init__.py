@@ -1,9 +1,9 @@
 """Double-dummy solver for Malilla and Manille."""
-import importlib.util
+from importlib.util import find_spec as _find_spec
 
 __version__ = "0.1.0"
 
-if importlib.util.find_spec(f"{__name__}._core") is None:   # a checkout whose core is not built
+if _find_spec(f"{__name__}._core") is None:   # a checkout whose core is not built
     raise ImportError("solver's compiled search core (solver._core) is missing: build it with "
                       "`python -m pip install -e .`")
 
