@@ -5,7 +5,7 @@
 ...     solution = dd.solve(position_json, mode="best", timeout=5)
 ...     solution.value, solution.best, dd.legal_moves(position_json)
 
-Answers are the library's own `solver.solve.Solution` and `solver.perft.Perft`;
+Answers are the library's own `solver.Solution` and `solver.perft.Perft`;
 `analyze_play` and `table` give the library's JSON of an analysis and a table
 (what `Analysis.to_json()` and `DDTable.to_json()` give, as `malilla-dd analyze`
 and `malilla-dd table` print it). A position, played deal, full deal or view
@@ -207,7 +207,7 @@ class Client:
 
     def solve(self, position: PositionLike, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
-        """`solver.solve.Solver.solve` on the server."""
+        """`solver.Solver.solve` on the server."""
         _check_options(mode, objective, target)
         response = self._call(self.stub.Solve, _request(_checked(position), mode, objective, target), timeout)
         return _as_asked(convert.solution_from_message(response.solution), target)
@@ -263,7 +263,7 @@ class Client:
 
     def perft(self, position: PositionLike, depth: int, lenient: bool = False,
               timeout: float | None = None) -> Perft:
-        """`solver.solve.Solver.perft` on the server: the legal sequences of the next `depth` cards,
+        """`solver.Solver.perft` on the server: the legal sequences of the next `depth` cards,
         in total and by first card (`lenient` skips the hand-size checks, as in `legal_moves`)."""
         checked = _checked(position, strict=not lenient)
         check_depth(checked, depth)

@@ -1,7 +1,7 @@
 """Translations between the proto messages and the library's objects.
 
 No game logic here: a `Position` message becomes the position JSON (a dict)
-that `solver.Position.from_json` reads and checks, and a `solver.solve.Solution`
+that `solver.Position.from_json` reads and checks, and a `solver.Solution`
 becomes a `Solution` message field for field. Likewise a `PlayedDeal` or `Deal`
 message becomes the JSON that `solver.analysis.PlayedDeal.from_json` or
 `solver.table.read_table_input` reads, and an `Analysis` or `DDTable` becomes a

@@ -1,7 +1,7 @@
 """The servicer of `malilla.dd.v1.DoubleDummy`: proto in, library call, proto out.
 
 Worker model: solves run in a bounded pool of `workers` threads; each thread
-keeps its own `solver.solve.Solver` (its own transposition table of `memory`
+keeps its own `solver.Solver` (its own transposition table of `memory`
 bytes) and the search runs with the GIL released, so the workers use as many
 cores. With `threads` above 1 each worker's searches run on that many threads
 (`Solver(threads=...)`), for calls that come one at a time. At most

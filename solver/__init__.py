@@ -10,7 +10,7 @@ if _find_spec(f"{__name__}._core") is None:   # a checkout whose core is not bui
 from .errors import IllegalPlay, PositionError
 from .profiles import MALILLA, MANILLE, PROFILES, Profile, get_profile
 from .position import Position
-from .solve import CardValue, SearchStopped, SearchTimeout, Solution, Solver
+from .solve import CardValue, SearchStopped, SearchTimeout, Solution, Solver, solve
 
 __all__ = ["__version__", "MALILLA", "MANILLE", "PROFILES", "Profile", "get_profile", "Position",
-           "PositionError", "IllegalPlay", "Solver", "Solution", "CardValue", "SearchStopped", "SearchTimeout"]
+           "PositionError", "IllegalPlay", "solve", "Solver", "Solution", "CardValue", "SearchStopped", "SearchTimeout"]

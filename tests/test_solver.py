@@ -709,8 +709,10 @@ class TestTable:
             Solver().solve(position, timeout=timeout)
 
     def test_default_solve_function(self) -> None:
+        import solver
         position = Position.from_json(deal(MANILLE, 8).to_position_json())
-        assert solve(position).values == Solver().solve(position).values
+        assert solver.solve(position) == solve(position) == Solver().solve(position)
+        assert solver.solve(position.to_json(), mode="best").value == Solver().solve(position).value
 
 
 class TestStaticBounds:
@@ -794,11 +796,13 @@ class TestArguments:
 
 
 def test_the_package_names_the_solver():
+    import sys
+
     import solver
-    import solver.solve
-    assert (solver.Solver, solver.Solution, solver.SearchStopped) == \
-        (solver.solve.Solver, solver.solve.Solution, solver.solve.SearchStopped)
-    assert {"Solver", "Solution", "SearchStopped"} <= set(solver.__all__)
+    module = sys.modules["solver.solve"]
+    assert (solver.solve, solver.Solver, solver.Solution, solver.SearchStopped) == \
+        (module.solve, module.Solver, module.Solution, module.SearchStopped)
+    assert {"solve", "Solver", "Solution", "SearchStopped"} <= set(solver.__all__)
 
 
 class TestSolution:
