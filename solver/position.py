@@ -56,11 +56,11 @@ def read_dealer(value: Any, leader: int | None, profile: Profile) -> int | None:
 
 
 def read_shown(value: Any, profile: Profile) -> int | None:
-    """The `shown` field, the dealer's shown card of a game with a dealer's bonus: None when not
-    given, else a card of the deck."""
+    """The `shown` field, the dealer's shown card of a game whose dealer shows one (to fix trump or
+    for a dealer's bonus): None when not given, else a card of the deck."""
     if value is None:
         return None
-    if not profile.dealer_bonus:
+    if not (profile.dealer_bonus or profile.trump_from_dealer_card):
         raise PositionError("shown", f"{profile.name} has no dealer's bonus and no shown card")
     if not isinstance(value, str):
         raise PositionError("shown", "expected a card string")

@@ -93,6 +93,9 @@ class Profile:
         for name in FLAGS:
             if not isinstance(getattr(self, name), bool):
                 refuse(name, f"{quoted(getattr(self, name))} is not True or False")
+        if self.no_trump_allowed and self.trump_from_dealer_card:
+            refuse("no_trump_allowed", "trump is the suit of the dealer's shown card (trump_from_dealer_card), "
+                   "never no trump")
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")

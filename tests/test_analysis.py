@@ -522,6 +522,16 @@ class TestPlayedDealInput:
         with pytest.raises(PositionError, match="would make"):
             PlayedDeal.from_json({**obj, "shown": off})
 
+    def test_a_dealer_with_no_bonus_still_shows_the_card_that_fixes_trump(self) -> None:
+        """Its deal JSON, `shown` included, reads back as a position and as a played deal."""
+        variant = replace(MALILLA, name="malilla-no-bonus", dealer_bonus=False)
+        obj = dealt(variant, 1).to_deal_json()
+        assert obj["shown"][-1] == obj["trump"]
+        assert Position.from_json(obj, profile=variant).trump == obj["trump"]
+        played = PlayedDeal.from_json({**obj, "play": []}, profile=variant)
+        assert played.shown == obj["shown"]
+        assert analyze(played, Solver(SMALL)).result.dealer_bonus is None
+
     def test_manille_has_no_shown_card_and_a_played_deal_starts_full(self) -> None:
         obj = played_deal("manille", 3, 4)
         with pytest.raises(PositionError, match="no dealer's bonus"):

@@ -33,6 +33,8 @@ from solver.rules import core_rules
     (dict(points=(0,) * 10, trick_bonus=0), "points: a deal worth no points \\(cards and tricks\\) has nothing to"),
     (dict(clockwise="no"), "clockwise: 'no' is not True or False"),
     (dict(undertrump_ban=2), "undertrump_ban: 2 is not True or False"),
+    (dict(no_trump_allowed=True), "no_trump_allowed: trump is the suit of the dealer's shown card "
+                                  r"\(trump_from_dealer_card\), never no trump"),
 ])
 def test_a_profile_the_engine_cannot_play_is_refused(change, message):
     with pytest.raises(ValueError, match=f"^Profile malilla: {message}"):
