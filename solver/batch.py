@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .batch_stats import BatchStats
 from .checks import check_whole
-from .cluster import MAX_WORKERS, WORKERS_PER_CORE, HeldCtrlC, client_at, dask_logs_silenced, local_cluster
+from .cluster import (MAX_WORKERS, WORKERS_PER_CORE, HeldCtrlC, client_at, dask_logs_silenced, local_cluster,
+                      local_workers)
 from .failures import writing
 from .jsonlines import count_lines, json_object
 from .position import Position
@@ -42,7 +43,7 @@ from .profiles import get_profile
 from .puzzles import MARGIN, MAX_TRICKS, MIN_TRICKS
 from .quoting import quoted
 from .resume import as_text, digest, read_done, unanswered
-from .solve import DEFAULT_MEMORY, SearchStopped, Solver
+from .solve import DEFAULT_MEMORY, SearchStopped, Solver, check_memory
 
 if TYPE_CHECKING:   # Dask is imported only when a batch runs
     import distributed
@@ -219,6 +220,8 @@ def run_batch(job: str, out_path: str | None, *, client: distributed.Client | No
     _check_run(job, source, game, deals, chunk, workers, cluster_given=client is not None or address is not None,
                out_path=out_path)
     options = dict(options or {})
+    if client is None and address is None:   # an embedded cluster: each worker's table on this machine
+        check_memory(options.get("memory", DEFAULT_MEMORY), local_workers(workers))
     if job == "puzzles":
         from .puzzles import check_options
         check_options(*_puzzle_options(options), profile=None if game is None else get_profile(game))

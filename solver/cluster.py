@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:   # Dask is imported only when a batch runs
     import distributed
 
-__all__ = ["CONNECT_SECONDS", "MAX_WORKERS", "WORKERS_PER_CORE", "client_at", "local_cluster", "HeldCtrlC",
-           "dask_logs_silenced", "dask_setup"]
+__all__ = ["CONNECT_SECONDS", "MAX_WORKERS", "WORKERS_PER_CORE", "client_at", "local_workers", "local_cluster",
+           "HeldCtrlC", "dask_logs_silenced", "dask_setup"]
 
 WORKERS_PER_CORE = 4
 MAX_WORKERS = WORKERS_PER_CORE * (os.cpu_count() or 1)
@@ -49,6 +49,11 @@ def client_at(address: str) -> distributed.Client:
     raise ValueError(f"address: {address} is no Dask scheduler that takes a client ({problem})")
 
 
+def local_workers(workers: int | None = None) -> int:
+    """The worker processes of an embedded cluster: `workers`, by default one per core."""
+    return workers or os.cpu_count() or 1
+
+
 def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> distributed.LocalCluster:
     """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
@@ -58,7 +63,7 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
     from distributed import LocalCluster
 
     with HeldCtrlC() as ctrl_c:
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=local_workers(workers), threads_per_worker=1, processes=True,
                                dashboard_address=":0", memory_limit=memory_limit, silence_logs=40,
                                preload=[__name__])
     if ctrl_c.held:

@@ -22,7 +22,7 @@ from solver.batch_stats import BatchStats
 from solver.cli import main
 from solver.puzzles import mine
 from solver.resume import read_done
-from solver.solve import Solver
+from solver.solve import Solver, machine_memory
 from solver.table import table_of
 
 
@@ -475,6 +475,9 @@ def test_batch_needs_one_source(capsys):
     ("puzzles", {"deals": 2, "options": {"margin": 68, "max_tricks": 7}},
      "margin: 68 is more than the 67 points 7 tricks of a malilla deal can hold"),
     ("solve", {"deals": 2, "workers": 0}, "workers: 0 must be at least 1"),
+    ("solve", {"deals": 2, "workers": 2, "options": {"memory": machine_memory() // 2 + 1}},
+     r"memory: 2 tables of \d+ bytes is more than this machine's [\d.]+ GiB$"),
+    ("solve", {"deals": 2, "options": {"memory": 1000}}, r"memory: 1000 bytes is too small for a table"),
     ("table", {"deals": 2, "options": {"trumps": ["S", "NT"]}}, r"trumps\[1\]: malilla has no no-trump deals"),
     ("table", {"deals": 2, "game": "manille", "options": {"trumps": ["S", "s"]}}, r"trumps\[1\]: S is given twice"),
     ("solve", {"deals": 2, "options": {"trumps": ["S"]}}, "trumps: no effect with the solve job"),
