@@ -39,7 +39,7 @@ from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
-from solver.solve import TARGET_MODES, Solution, check_timeout
+from solver.solve import TARGET_MODES, Solution, check_question, check_timeout
 from solver.table import read_table_input, table_trumps
 from solver.view import View
 
@@ -111,9 +111,7 @@ def _check_objective(objective: str) -> None:
 
 
 def _check_options(mode: str, objective: str, target: int | None) -> None:
-    if mode not in convert.MODES:
-        raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(convert.MODES)}")
-    _check_objective(objective)
+    check_question(mode, objective, target)
     if target is not None:
         check_whole("target", target)
 

@@ -30,8 +30,8 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "TARGET_MODES",
-           "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_threads",
-           "check_timeout", "solver_given", "Searcher"]
+           "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_question",
+           "check_threads", "check_timeout", "solver_given", "Searcher"]
 
 SearchStopped = _core.SearchStopped
 
@@ -71,6 +71,17 @@ def check_memory(memory: int, tables: int = 1) -> None:
 
 MAX_THREADS = _core.MAX_THREADS
 """The most threads one search can use."""
+
+
+def check_question(mode: str, objective: str, target: int | None) -> None:
+    """Raise ValueError naming the field unless `mode`, `objective` and `target` ask what
+    `Solver.solve` answers: a target exactly in the target modes."""
+    if mode not in MODES:
+        raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
+    if (mode in TARGET_MODES) != (target is not None):
+        raise ValueError("target: give a target exactly when mode is 'target' or 'targets'")
 
 
 def check_threads(threads: int) -> None:
@@ -236,12 +247,7 @@ class Solver:
         timeout: seconds allowed (positive), None for no limit (as is NO_LIMIT
         or more); `SearchTimeout` (a `SearchStopped`) is raised when they run out.
         """
-        if mode not in MODES:
-            raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
-        if (mode in TARGET_MODES) != (target is not None):
-            raise ValueError("target: give a target exactly when mode is 'target' or 'targets'")
+        check_question(mode, objective, target)
         limit = check_timeout(timeout)
         if not isinstance(position, Position):
             position = Position.from_json(position)

@@ -472,6 +472,12 @@ class TestBadRequests:
             client.solve(bad(MALILLA_MID, trump="Z"))
         assert (info.value.field, info.value.problem) == ("trump", "'Z' is not a trump (S H D C)")
 
+    @pytest.mark.parametrize("mode, target", [("target", None), ("targets", None), ("best", 5), ("all", 0)])
+    def test_client_refuses_a_target_outside_the_target_modes_before_the_call(self, client, mode, target):
+        """In the library's words, as for the other options (the service words it as the proto's modes)."""
+        with pytest.raises(ValueError, match=r"^target: give a target exactly when mode is 'target' or 'targets'$"):
+            client.solve(MALILLA_MID, mode=mode, target=target)
+
     def test_client_raises_invalid_request(self, client):
         """A request the library cannot check before the call (the service's own limit)."""
         obj = played_deal("malilla", 3)
