@@ -83,7 +83,7 @@ def pretty(position: Position, solution: Solution, seconds: float) -> str:
         lines.append(f"{'card':<6}{'value':>6}{'margin':>8}")
         for cv in solution.cards:
             mark = "  best" if cv.margin == 0 else ""
-            lines.append(f"{cv.card:<6}{cv.value:>6}{-cv.margin:>8}{mark}")
+            lines.append(f"{cv.card:<6}{cv.value:>6}{cv.margin:>8}{mark}")
         alike = [" ".join(g) for g in solution.groups if len(g) > 1]
         if alike:
             lines.append("Equivalent: " + ", ".join(alike))

@@ -210,7 +210,8 @@ class TestSolveCommand:
                 assert card in text
         assert "error:" in text
 
-    def test_pretty_rows_are_each_cards_value_and_its_distance_below_the_best(self):
+    def test_pretty_rows_are_each_cards_value_and_its_margin_below_the_best(self):
+        """The margin as the library and the service give it: the points the card falls short by."""
         objs = [o for o in load_vectors("endgames3") if len(set(o["values"].values())) > 1][:10]
         proc = run("solve", "--pretty", stdin="".join(json.dumps(o) + "\n" for o in objs))
         assert proc.returncode == 0, proc.stderr
@@ -219,12 +220,12 @@ class TestSolveCommand:
             words = row.split()
             if words == ["card", "value", "margin"]:
                 tables.append({})
-            elif tables and len(words) in (3, 4) and words[1].lstrip("-").isdigit():
+            elif tables and len(words) in (3, 4) and words[1].isdigit():
                 tables[-1][words[0]] = (int(words[1]), int(words[2]), words[3:] == ["best"])
         assert len(tables) == len(objs)
         for obj, rows in zip(objs, tables):
             best = max(obj["values"].values())
-            assert rows == {card: (v, v - best, v == best) for card, v in obj["values"].items()}
+            assert rows == {card: (v, best - v, v == best) for card, v in obj["values"].items()}
 
     def test_pretty_names_the_equivalent_cards_the_json_groups(self):
         objs = load_vectors("endgames6")[:40]
