@@ -131,6 +131,11 @@ def generated_item(job: str, game: str, seed: int, index: int) -> dict[str, Any]
     return item
 
 
+ITEM_FIELDS = {"analyze": "deal", "puzzles": "deal"}
+"""What a job's input line is called in its refusals, where it is not a position (as the
+single-machine command calls it)."""
+
+
 def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
               generate: tuple[str, int] | None = None) -> list[tuple[int, str]]:
     """A task: each (index, item) to its output line (JSON text without newline).
@@ -146,7 +151,7 @@ def run_chunk(job: str, items: list[tuple[int, Any]], options: dict[str, Any],
             if generate is not None:
                 item = generated_item(job, generate[0], generate[1], index)
             else:
-                item = dict(json_object(item))
+                item = dict(json_object(item, ITEM_FIELDS.get(job, "position")))
             line["position"] = item
             line.update(run_job(job, item, solver, options))
         except (ValueError, SearchStopped) as e:

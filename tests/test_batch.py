@@ -14,8 +14,8 @@ import time
 import pytest
 
 from conftest import PROJECT, capot_thrown, ctrl_c_as_python_takes_it, interrupted
-from solver import Position, batch
-from solver.analysis import analyze
+from solver import Position, PositionError, batch
+from solver.analysis import PlayedDeal, analyze
 from solver.cards import SEATS
 from solver.batch import generated_item, run_batch, run_chunk, run_of
 from solver.batch_stats import BatchStats
@@ -23,7 +23,7 @@ from solver.cli import main
 from solver.puzzles import mine
 from solver.resume import read_done
 from solver.solve import Solver, machine_memory
-from solver.table import table_of
+from solver.table import read_table_input, table_of
 
 
 @pytest.fixture
@@ -162,6 +162,15 @@ def test_options_and_errors_in_a_chunk():
     assert first["reached"] == (Solver().solve(Position.from_json(position)).value >= 30)
     assert "error" in bad and bad["index"] == 1
     assert third["reached"] == first["reached"]
+
+
+@pytest.mark.parametrize("job, read", [("solve", Position.from_json), ("table", read_table_input),
+                                       ("analyze", PlayedDeal.from_json), ("puzzles", PlayedDeal.from_json)])
+def test_a_line_that_is_no_json_is_refused_as_the_single_machine_command_refuses_it(job, read):
+    with pytest.raises(PositionError) as refusal:
+        read("{not json")
+    (_, text), = run_chunk(job, [(0, "{not json")], {})
+    assert json.loads(text)["error"] == str(refusal.value)
 
 
 def test_analyze_takes_the_objective():
