@@ -127,10 +127,10 @@ class View:
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]
         dealer = read_dealer(obj.get("dealer"), seats["leader"], profile)
+        if dealer is None:   # the seat before the first leader, as for a played deal
+            dealer = profile.seat_after(seats["leader"], -1)
         sc = read_shown(obj.get("shown"), profile)
         if sc is not None:
-            if dealer is None:
-                raise PositionError("dealer", "missing: needed with 'shown' (the seat that dealt)")
             if profile.trump_from_dealer_card and card_name(sc, profile)[-1] != trump:
                 raise PositionError("shown", f"{card_name(sc, profile)} would make "
                                     f"{card_name(sc, profile)[-1]} trump, not {trump}")

@@ -346,7 +346,6 @@ def test_a_fully_determined_layout_gives_the_double_dummy_values():
     ({"dealer": "Q"}, "dealer"),
     ({"dealer": 5}, "dealer"),
     ({"dealer": "N"}, "dealer"),   # the dealer sits before the first leader
-    ({"shown": "2S", "dealer": None}, "dealer"),
     ({"game": "bridge"}, "game"),
     ({"hands": "7S"}, "view"),
 ])
@@ -471,6 +470,16 @@ def test_a_shown_card_of_another_suit_where_it_does_not_fix_trump():
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert e.value.field == "shown" and "trump" in e.value.problem
+
+
+def test_a_view_without_its_dealer_takes_the_seat_before_the_first_leader():
+    """As a played deal's dealer is inferred: the view reads the same with `dealer` left out."""
+    obj = played_deal("malilla", 5)
+    view = next(v for v in (view_of(obj, obj["play"][:k]) for k in range(8)) if v["seat"] != obj["dealer"])
+    assert "shown" in view and view["dealer"] == obj["dealer"]
+    inferred = View.from_json({k: v for k, v in view.items() if k != "dealer"})
+    assert inferred == View.from_json(view)
+    assert inferred.fixed[SEATS.index(obj["dealer"])] == 1 << parse_card(obj["shown"], inferred.profile)
 
 
 def test_the_shown_card_stays_with_the_dealer():
