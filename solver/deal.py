@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 from itertools import cycle
+from typing import Any
 
 from . import cards
 from .position import Position

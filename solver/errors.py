@@ -13,7 +13,7 @@ class PositionError(ValueError):
         self.field = field
         self.problem = problem
 
-    def __reduce__(self) -> tuple[type["PositionError"], tuple[str, str]]:
+    def __reduce__(self) -> tuple[type[PositionError], tuple[str, str]]:
         """Pickled (and copied) by its field and problem, so that it crosses to and from worker processes."""
         return type(self), (self.field, self.problem)
 
