@@ -73,7 +73,9 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
     objective decides it, so that a capot outranks a plain win, unless the
     double-dummy points `points_ns` rule a capot out: it takes every point,
     so only N-S at 0 or at the deal's total can make one. Elsewhere the points
-    decide it (`points_ns`, searched when not given).
+    decide it (`points_ns`, searched when not given), and where tricks score
+    nothing, so that every point need not be every trick, a search of the tricks
+    alone tells whether the side with every point can also force every trick.
     """
     profile = start.profile
     if profile.capot_multiplier > 1 and points_ns in (None, 0, profile.total_points):
@@ -88,8 +90,25 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
         points_ns = sol.value if start.to_move % 2 == 0 else profile.total_points - sol.value
         nodes = sol.nodes
     won = max(points_ns, profile.total_points - points_ns)
-    capot = profile.trick_bonus > 0 and won == profile.total_points
+    capot = won == profile.total_points
+    if capot and profile.trick_bonus == 0:
+        capot, searched = _forces_every_trick(solver, start, timeout)
+        nodes += searched
     return _signed_to_pair(side_score(profile, points_ns, capot, start.trump, start.pending_doubling)), capot, nodes
+
+
+def _forces_every_trick(solver: Searcher, start: Position, timeout: float | None) -> tuple[bool, int]:
+    """Can a side take every trick of the deal from `start` whatever the other side plays, and the
+    nodes searched to tell it: the game of `start` scored a point a trick and nothing for cards."""
+    profile = start.profile
+    tricks_only = replace(profile, name=f"{profile.name} (tricks)", points=(0,) * len(profile.ranks), trick_bonus=1)
+    sol = solver.solve(replace(start, profile=tricks_only), mode="best", timeout=timeout)
+    assert sol.value is not None   # mode "best" values the position
+    left = (sum(hand.bit_count() for hand in start.hands) + len(start.trick)) // 4
+    side = start.to_move & 1
+    taken = start.won_flags
+    swept = sol.value == left and not taken >> (side ^ 1) & 1 or sol.value == 0 and not taken >> side & 1
+    return swept, sol.nodes
 
 
 # ---------------------------------------------------------------- input

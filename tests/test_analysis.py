@@ -3,6 +3,7 @@ cards, partial deals, the deal's result and the input format."""
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from conftest import CountingSolver, capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary, perfect_score, plain_most
-from solver.cards import SEATS, card_points, parse_card
+from solver.cards import SEATS, card_name, card_points, deck, parse_card
 from solver.deal import deal as dealt
 from solver.scoring import score_deal, side_score
 from solver.solve import Solver
@@ -437,6 +438,39 @@ class TestResult:
         r = analyze(obj, Solver()).result
         assert r.score == score_deal(MANILLE, r.points, r.tricks, obj["trump"], True)
         assert analyze(obj, Solver()).to_json()["result"]["pending_doubling"] is True
+
+    def test_without_a_trick_bonus_a_capot_is_every_trick_not_every_point(self) -> None:
+        """Where tricks score nothing, a side can take every point and lose a trick of worthless
+        cards. Deals that give N-S nearly every card with points: where a side takes every point,
+        the capot is whether it can force every trick, which the same deal tells in a game that
+        scores a point a trick and nothing for cards."""
+        variant = replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
+        tricks_only = replace(MALILLA, name="malilla-tricks", points=(0,) * 10, trick_bonus=1)
+        capots = []
+        for seed in range(200):
+            rng = random.Random(seed)
+            cards = list(deck(variant))
+            rng.shuffle(cards)
+            rich = [c for c in cards if card_points(c, variant)]
+            ns, ew = rich[:18] + [c for c in cards if c not in rich][:2], [c for c in cards if c not in rich][2:]
+            ew += rich[18:]
+            rng.shuffle(ns)
+            rng.shuffle(ew)
+            hands = {"N": ns[:10], "S": ns[10:], "E": ew[:10], "W": ew[10:]}
+            obj = {"trump": rng.choice("SHDC"), "leader": rng.choice(SEATS), "trick": [],
+                   "hands": {s: " ".join(card_name(c, variant) for c in h) for s, h in hands.items()}}
+            start = Position.from_json({**obj, "game": variant.name}, profile=variant)
+            value = Solver(SMALL).solve(start, mode="best").value
+            points_ns = value if start.to_move % 2 == 0 else variant.total_points - value
+            if 0 < points_ns < variant.total_points:
+                continue
+            tricks = Solver(SMALL).solve(Position.from_json({**obj, "game": tricks_only.name}, profile=tricks_only),
+                                         mode="best").value
+            tricks_ns = tricks if start.to_move % 2 == 0 else variant.tricks - tricks
+            _, capot, _ = perfect_score(Solver(SMALL), start, points_ns)
+            assert capot == (tricks_ns in (0, variant.tricks)), seed
+            capots.append(capot)
+        assert True in capots and False in capots
 
 
 # ------------------------------------------------------------------ output and input

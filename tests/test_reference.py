@@ -412,3 +412,34 @@ class TestPrincipalLine:
         for card in line:
             pos = pos.play(card)
         assert pos.is_over
+
+
+def forces_every_trick(state: ref.State, side: int) -> bool:
+    """Can `side` (0 N-S, 1 E-W) take every trick still to finish, the one in progress included,
+    whatever the other side plays? (Plain minimax.)"""
+    if state.over:
+        return True
+
+    def keeps(card: str) -> bool:
+        after, _ = ref.play(state, card)
+        # a trick this card completes goes to `side`, and so does every later one
+        return (len(state.trick) < 3 or ref.team(after.leader) == side) and forces_every_trick(after, side)
+    moves = ref.legal(state)
+    return any(map(keeps, moves)) if ref.team(state.to_move) == side else all(map(keeps, moves))
+
+
+class TestCapotWithoutTrickBonus:
+    """Where tricks score nothing, every point need not be every trick: the analysis and the table
+    ask a search of the tricks alone whether the side with every point also forces every trick."""
+
+    @pytest.mark.parametrize("game, shipped", [(ref.MALILLA, MALILLA), (ref.MANILLE, MANILLE)],
+                             ids=["malilla", "manille"])
+    @settings(max_examples=200, **SETTINGS)
+    @given(data=st.data())
+    def test_a_side_forces_every_trick_as_minimax_finds(self, solver, game, shipped, data):
+        from solver.analysis import _forces_every_trick
+        profile = replace(shipped, name=f"{shipped.name}-no-bonus", trick_bonus=0)
+        state = data.draw(endgames(game))
+        start = Position.from_json({**state.to_json(), "game": profile.name}, profile=profile)
+        swept, _ = _forces_every_trick(solver, start, None)
+        assert swept == (forces_every_trick(state, 0) or forces_every_trick(state, 1)), state.to_json()
