@@ -282,7 +282,7 @@ cdef class Core:
 
     Stored bounds stay valid across the positions of one deal; `solve`
     clears the table when the rules, the trump or the deal change. A Core
-    runs one search or count at a time: `solver.solve.Solver` serialises the
+    runs one search or count at a time: `solver.Solver` serialises the
     calls that several threads make.
     """
     cdef Ctx* X

@@ -100,6 +100,9 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
 def _forces_every_trick(solver: Searcher, start: Position, timeout: float | None) -> tuple[bool, int]:
     """Can a side take every trick of the deal from `start` whatever the other side plays, and the
     nodes searched to tell it: the game of `start` scored a point a trick and nothing for cards."""
+    if start.history is None:
+        raise PositionError("history", "whether a side takes every trick needs the completed tricks "
+                            "(or a position at the start of the deal)")
     profile = start.profile
     tricks_only = replace(profile, name=f"{profile.name} (tricks)", points=(0,) * len(profile.ranks), trick_bonus=1)
     sol = solver.solve(replace(start, profile=tricks_only), mode="best", timeout=timeout)

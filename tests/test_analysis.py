@@ -12,13 +12,31 @@ from hypothesis import strategies as st
 
 from conftest import CountingSolver, capot_thrown, load_vectors, played_deal, start_of
 from solver import MALILLA, MANILLE, IllegalPlay, Position, PositionError, get_profile
-from solver.analysis import Analysis, PlayedDeal, SummaryTotals, analyze, format_summary, perfect_score, plain_most
+from solver.analysis import (Analysis, PlayedDeal, SummaryTotals, _forces_every_trick, analyze, format_summary,
+                             perfect_score, plain_most)
 from solver.cards import SEATS, card_name, card_points, deck, parse_card
 from solver.deal import deal as dealt
 from solver.scoring import score_deal, side_score
 from solver.solve import Solver
 
 SMALL = 1 << 22   # a small table: fresh solvers for cross-checks cost nothing to make
+NO_BONUS = replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
+"""Malilla whose tricks score nothing: a side can take every point and not every trick."""
+
+
+def _rich_north_south(seed: int) -> dict[str, object]:
+    """The start of a `NO_BONUS` deal in which N-S hold 18 of the 20 cards with points."""
+    rng = random.Random(seed)
+    cards = list(deck(NO_BONUS))
+    rng.shuffle(cards)
+    rich = [c for c in cards if card_points(c, NO_BONUS)]
+    poor = [c for c in cards if c not in rich]
+    ns, ew = rich[:18] + poor[:2], poor[2:] + rich[18:]
+    rng.shuffle(ns)
+    rng.shuffle(ew)
+    hands = {"N": ns[:10], "S": ns[10:], "E": ew[:10], "W": ew[10:]}
+    return {"game": NO_BONUS.name, "trump": rng.choice("SHDC"), "leader": rng.choice(SEATS), "trick": [],
+            "hands": {s: " ".join(card_name(c, NO_BONUS) for c in h) for s, h in hands.items()}}
 
 
 def positions_before(analysis: Analysis) -> list[Position]:
@@ -444,33 +462,49 @@ class TestResult:
         cards. Deals that give N-S nearly every card with points: where a side takes every point,
         the capot is whether it can force every trick, which the same deal tells in a game that
         scores a point a trick and nothing for cards."""
-        variant = replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
         tricks_only = replace(MALILLA, name="malilla-tricks", points=(0,) * 10, trick_bonus=1)
         capots = []
         for seed in range(200):
-            rng = random.Random(seed)
-            cards = list(deck(variant))
-            rng.shuffle(cards)
-            rich = [c for c in cards if card_points(c, variant)]
-            ns, ew = rich[:18] + [c for c in cards if c not in rich][:2], [c for c in cards if c not in rich][2:]
-            ew += rich[18:]
-            rng.shuffle(ns)
-            rng.shuffle(ew)
-            hands = {"N": ns[:10], "S": ns[10:], "E": ew[:10], "W": ew[10:]}
-            obj = {"trump": rng.choice("SHDC"), "leader": rng.choice(SEATS), "trick": [],
-                   "hands": {s: " ".join(card_name(c, variant) for c in h) for s, h in hands.items()}}
-            start = Position.from_json({**obj, "game": variant.name}, profile=variant)
+            obj = _rich_north_south(seed)
+            start = Position.from_json(obj, profile=NO_BONUS)
             value = Solver(SMALL).solve(start, mode="best").value
-            points_ns = value if start.to_move % 2 == 0 else variant.total_points - value
-            if 0 < points_ns < variant.total_points:
+            points_ns = value if start.to_move % 2 == 0 else NO_BONUS.total_points - value
+            if 0 < points_ns < NO_BONUS.total_points:
                 continue
             tricks = Solver(SMALL).solve(Position.from_json({**obj, "game": tricks_only.name}, profile=tricks_only),
                                          mode="best").value
-            tricks_ns = tricks if start.to_move % 2 == 0 else variant.tricks - tricks
+            tricks_ns = tricks if start.to_move % 2 == 0 else NO_BONUS.tricks - tricks
             _, capot, _ = perfect_score(Solver(SMALL), start, points_ns)
-            assert capot == (tricks_ns in (0, variant.tricks)), seed
+            assert capot == (tricks_ns in (0, NO_BONUS.tricks)), seed
             capots.append(capot)
         assert True in capots and False in capots
+
+    def test_a_capot_counts_the_tricks_of_the_history(self) -> None:
+        """Part-way through such deals (N-S's line, or random play), a side takes every trick of
+        the deal when it took every trick so far and forces every one left, as the rules engine
+        played out card by card finds; without the history, it cannot be told."""
+        def sweeps(position: Position, side: int) -> bool:
+            if position.won_flags >> (side ^ 1) & 1:
+                return False
+            if position.is_over:
+                return True
+            kept = (sweeps(position.play(c), side) for c in position.legal_moves())
+            return any(kept) if position.to_move % 2 == side else all(kept)
+
+        seen = set()
+        for seed in range(40):
+            start = Position.from_json(_rich_north_south(seed), profile=NO_BONUS)
+            line = Solver(SMALL).solve(start, mode="best").line
+            rng = random.Random(seed)
+            position = start
+            for i in range(28 + seed % 4):
+                position = position.play(line[i] if seed % 3 else rng.choice(position.legal_moves()))
+            swept, _ = _forces_every_trick(Solver(SMALL), position, None)
+            assert swept == (sweeps(position, 0) or sweeps(position, 1)), seed
+            seen.add((swept, position.won_flags))
+        assert {(True, 1), (False, 1), (False, 3)} <= seen
+        with pytest.raises(PositionError, match="^history: whether a side takes every trick needs"):
+            _forces_every_trick(Solver(SMALL), replace(position, history=None), None)
 
 
 # ------------------------------------------------------------------ output and input
