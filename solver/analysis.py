@@ -109,9 +109,10 @@ def _forces_every_trick(solver: Searcher, start: Position, timeout: float | None
     assert sol.value is not None   # mode "best" values the position
     left = (sum(hand.bit_count() for hand in start.hands) + len(start.trick)) // 4
     side = start.to_move & 1
-    taken = start.won_flags
-    swept = sol.value == left and not taken >> (side ^ 1) & 1 or sol.value == 0 and not taken >> side & 1
-    return swept, sol.nodes
+    taken = start.won_flags   # bit 0: N-S took a trick of the history, bit 1: E-W did
+    by_mover = sol.value == left and not (taken >> (side ^ 1)) & 1
+    by_rivals = sol.value == 0 and not (taken >> side) & 1
+    return by_mover or by_rivals, sol.nodes
 
 
 # ---------------------------------------------------------------- input
