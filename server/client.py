@@ -39,7 +39,7 @@ from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
-from solver.solve import TARGET_MODES, Solution, check_question, check_timeout
+from solver.solve import TARGET_MODES, Solution, check_objective, check_question, check_timeout
 from solver.table import read_table_input, table_trumps
 from solver.view import View
 
@@ -103,11 +103,6 @@ class StreamError:
 
 def _checked(position: PositionLike, strict: bool = True) -> Position:
     return position if isinstance(position, Position) else Position.from_json(position, strict=strict)
-
-
-def _check_objective(objective: str) -> None:
-    if objective not in convert.OBJECTIVES:
-        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(convert.OBJECTIVES)}")
 
 
 def _check_options(mode: str, objective: str, target: int | None) -> None:
@@ -273,7 +268,7 @@ class Client:
         """`solver.analysis.analyze` on the server: a played deal (the start of a deal plus `play`)
         in, the analysis's JSON out (equal to the library's `Analysis.to_json()`). `seed` goes only
         with `single_dummy` N > 0 (the server refuses it otherwise)."""
-        _check_objective(objective)
+        check_objective(objective)
         if not isinstance(deal, PlayedDeal):
             deal = PlayedDeal.from_json(deal)
         request = pb.AnalyzePlayRequest(deal=convert.played_deal_message(deal),

@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 
 from .errors import BadRequest
 
-__all__ = ["AccessLog", "AnswerSize", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable",
+__all__ = ["AccessLog", "AnswerSize", "BearerToken", "OpenStreams", "MessageCheck", "Undecodable", "Interceptor",
            "OPEN_METHODS", "LONG_STREAMS"]
 
 access_log = logging.getLogger("malilla_dd.access")

@@ -11,7 +11,6 @@ import signal
 import ssl
 import sys
 import threading
-from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
 from .config import EXTRA_CALLS, Config, add_arguments, config_from_args
-from .interceptors import AccessLog, AnswerSize, BearerToken, MessageCheck, OpenStreams
+from .interceptors import AccessLog, AnswerSize, BearerToken, Interceptor, MessageCheck, OpenStreams
 from .service import DoubleDummyService
 
 __all__ = ["Running", "start", "serve", "main", "EXTRA_CALLS", "OPEN_STREAMS"]
@@ -145,8 +144,8 @@ def start(config: Config) -> Running:
     health_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dd-health")
     open_streams = OpenStreams(OPEN_STREAMS)
     methods = f"/{SERVICE_NAME}/"
-    interceptors: list[grpc.ServerInterceptor[Any, Any]] = [AccessLog(service.past_grace),
-                                                  AnswerSize(config.max_message, methods), open_streams]
+    interceptors: list[Interceptor] = [AccessLog(service.past_grace), AnswerSize(config.max_message, methods),
+                                       open_streams]
     if config.token:
         interceptors.append(BearerToken(config.token))
     interceptors.append(MessageCheck(methods))

@@ -37,7 +37,7 @@ from .position import Position, card_texts, check_dealer_holds_trump, read_deale
 from .profiles import Profile
 from .quoting import n_cards, quoted
 from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
-from .solve import OBJECTIVES, Searcher, Solution, default_solver, solver_given
+from .solve import Searcher, Solution, check_objective, default_solver, solver_given
 
 __all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
            "Analysis", "analyze", "perfect_score", "plain_most", "side_pair", "SummaryTotals", "format_summary",
@@ -454,8 +454,7 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
     that an unlucky card (a double-dummy cost, but the best card on what was
     visible) is told from a mistake.
     """
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
+    check_objective(objective)
     check_whole("single_dummy", single_dummy, 0)
     check_whole("seed", seed)
     deal = deal.checked() if isinstance(deal, PlayedDeal) else PlayedDeal.from_json(deal)

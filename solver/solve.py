@@ -30,8 +30,8 @@ from .rules import core_rules
 from .scoring import SIDE_NAMES, side_score
 
 __all__ = ["Solver", "Solution", "CardValue", "solve", "SearchStopped", "SearchTimeout", "MODES", "TARGET_MODES",
-           "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_question",
-           "check_threads", "check_timeout", "solver_given", "Searcher"]
+           "OBJECTIVES", "DEFAULT_MEMORY", "MIN_MEMORY", "MAX_THREADS", "NO_LIMIT", "check_memory", "check_objective",
+           "check_question", "check_threads", "check_timeout", "solver_given", "Searcher"]
 
 SearchStopped = _core.SearchStopped
 
@@ -73,13 +73,18 @@ MAX_THREADS = _core.MAX_THREADS
 """The most threads one search can use."""
 
 
+def check_objective(objective: str) -> None:
+    """Raise ValueError naming the field unless `objective` is one of OBJECTIVES."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
+
+
 def check_question(mode: str, objective: str, target: int | None) -> None:
     """Raise ValueError naming the field unless `mode`, `objective` and `target` ask what
     `Solver.solve` answers: a target exactly in the target modes."""
     if mode not in MODES:
         raise ValueError(f"mode: {quoted(mode)} is not one of {', '.join(MODES)}")
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective: {quoted(objective)} is not one of {', '.join(OBJECTIVES)}")
+    check_objective(objective)
     if (mode in TARGET_MODES) != (target is not None):
         raise ValueError("target: give a target exactly when mode is 'target' or 'targets'")
 
