@@ -107,7 +107,7 @@ def _forces_every_trick(solver: Searcher, start: Position, timeout: float | None
     tricks_only = replace(profile, name=f"{profile.name} (tricks)", points=(0,) * len(profile.ranks), trick_bonus=1)
     sol = solver.solve(replace(start, profile=tricks_only), mode="best", timeout=timeout)
     assert sol.value is not None   # mode "best" values the position
-    left = (sum(hand.bit_count() for hand in start.hands) + len(start.trick)) // 4
+    left = profile.tricks - start.tricks_played   # the trick in progress included
     side = start.to_move & 1
     taken = start.won_flags   # bit 0: N-S took a trick of the history, bit 1: E-W did
     by_mover = sol.value == left and not (taken >> (side ^ 1)) & 1
