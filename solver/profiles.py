@@ -19,6 +19,9 @@ MAX_KEYED_RANKS = 6
 FLAGS = ("clockwise", "undertrump_ban", "no_trump_allowed", "tie_doubles_next", "slam_wins_match", "dealer_bonus",
          "trump_from_dealer_card", "illegal_play_loses_match")
 
+PROFILES: dict[str, Profile] = {}
+"""The shipped games by name (filled below): no other profile may take one of their names."""
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -64,10 +67,10 @@ class Profile:
         def refuse(field: str, problem: str) -> None:
             raise ValueError(f"Profile {self.name}: {field}: {problem}")
 
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"Profile: name: {quoted(self.name)} is not a name")
+        if not isinstance(self.name, str) or not self.name or not self.name.isprintable():
+            raise ValueError(f"Profile: name: {quoted(self.name)} is not a name (printable text)")
         if not isinstance(self.ranks, tuple) or not 1 <= len(self.ranks) <= MAX_RANKS or \
-                len(set(self.ranks)) != len(self.ranks) or not all(isinstance(r, str) for r in self.ranks):
+                not all(isinstance(r, str) for r in self.ranks) or len(set(self.ranks)) != len(self.ranks):
             refuse("ranks", f"expected 1 to {MAX_RANKS} different rank names, high to low")
         for rank in self.ranks:
             if not (1 <= len(rank) <= 2 and rank.isascii() and rank.isalnum() and rank == rank.upper()):
@@ -96,6 +99,7 @@ class Profile:
         if self.no_trump_allowed and self.trump_from_dealer_card:
             refuse("no_trump_allowed", "trump is the suit of the dealer's shown card (trump_from_dealer_card), "
                    "never no trump")
+        check_whole(f"Profile {self.name}: cards_per_hand", self.cards_per_hand, 1)
         if self.cards_per_hand != len(self.ranks):
             refuse("cards_per_hand", f"{quoted(self.cards_per_hand)}, but four hands share the "
                    f"{4 * len(self.ranks)} cards of {len(self.ranks)} ranks")
@@ -110,6 +114,10 @@ class Profile:
             refuse("packets", "expected a tuple of packet sizes")
         for i, size in enumerate(self.packets):
             check_whole(f"Profile {self.name}: packets[{i}]", size, 1)
+        shipped = PROFILES.get(self.name.lower())
+        if shipped is not None and self != shipped:
+            refuse("name", f"{quoted(self.name)} names the shipped {shipped.name}, whose JSON reads back by "
+                   "its rules: a variant needs a name of its own")
 
     def strength(self, rank: str) -> int:
         """The rank's order in a suit, 0 for the lowest: the low four bits of its cards."""
@@ -220,7 +228,7 @@ MANILLE = Profile(
     illegal_play_loses_match=False,
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (MALILLA, MANILLE)}
+PROFILES.update((p.name, p) for p in (MALILLA, MANILLE))
 LONGEST_DEAL = max(PROFILES.values(), key=lambda profile: profile.tricks)
 """The shipped game whose deals have the most tricks."""
 

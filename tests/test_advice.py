@@ -459,16 +459,16 @@ def test_a_shown_card_of_another_suit_where_it_does_not_fix_trump():
     """A variant whose dealer shows a card without it naming trump: the view takes a shown card of
     any suit, as the played deal does, and still refuses one where it names trump."""
     obj = played_deal("malilla", 0)
-    variant = replace(get_profile("malilla"), trump_from_dealer_card=False)
+    variant = replace(get_profile("malilla"), name="malilla-named-trump", trump_from_dealer_card=False)
     dealer = SEATS.index(obj["dealer"])
     start = Position.from_json({k: v for k, v in obj.items() if k not in ("play", "shown")})
     shown = next(card_name(c, variant) for c in cards_of(start.hands[dealer])
                  if card_name(c, variant)[-1] != obj["trump"])
-    deal = {**obj, "shown": shown}
+    deal = {**obj, "game": variant.name, "shown": shown}
     view = {**view_of(deal, obj["play"][:6], profile=variant), "shown": shown}
     assert View.from_json(view, profile=variant).profile == variant
     with pytest.raises(PositionError) as e:
-        View.from_json(view)
+        View.from_json({**view, "game": "malilla"})
     assert e.value.field == "shown" and "trump" in e.value.problem
 
 

@@ -106,7 +106,7 @@ class TestPacketOrder:
             assert d.hands[seat] == hand(pack, range(offset, 40, 4))
 
     def test_uneven_packets_fill_hands_exactly(self):
-        variant = dataclasses.replace(MANILLE, packets=(3,))  # 3 3 then 2 to make 8
+        variant = dataclasses.replace(MANILLE, name="manille-threes", packets=(3,))  # 3 3 then 2 to make 8
         pack = shuffled(variant, 4)
         d = deal(variant, 4, dealer=N, trump="S")
         assert d.hands[E] == hand(pack, [0, 1, 2, 12, 13, 14, 24, 25])
@@ -151,7 +151,7 @@ class TestNamedTrump:
         assert {deal(MANILLE, seed).trump for seed in range(60)} == {"S", "H", "D", "C", "NT"}
 
     def test_no_nt_when_profile_forbids_it(self):
-        variant = dataclasses.replace(MANILLE, no_trump_allowed=False)
+        variant = dataclasses.replace(MANILLE, name="manille-trumps", no_trump_allowed=False)
         assert trump_choices(variant) == ("S", "H", "D", "C")
         assert "NT" not in {deal(variant, seed).trump for seed in range(60)}
         with pytest.raises(ValueError, match="no no-trump"):

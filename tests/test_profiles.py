@@ -1,6 +1,7 @@
 """A game's Profile is data: one that the engine cannot play is refused when it is made."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 import random
@@ -41,16 +42,40 @@ def test_a_profile_the_engine_cannot_play_is_refused(change, message):
         dataclasses.replace(MALILLA, **change)
 
 
-def test_a_profile_needs_a_name():
-    with pytest.raises(ValueError, match="^Profile: name: '' is not a name"):
-        dataclasses.replace(MALILLA, name="")
+@pytest.mark.parametrize("name", ["", "x\ud800", "tab\there", 7])
+def test_a_profile_needs_a_name(name):
+    with pytest.raises(ValueError, match="^Profile: name: .* is not a name \\(printable text\\)"):
+        dataclasses.replace(MALILLA, name=name)
+
+
+@pytest.mark.parametrize("name", ["malilla", "Malilla", "MANILLE"])
+def test_a_variant_may_not_take_a_shipped_game_s_name(name):
+    """Its JSON would name the shipped game and read back by the shipped rules."""
+    with pytest.raises(ValueError, match=f"^Profile {name}: name: '{name}' names the shipped "
+                                         f"{name.lower()}, whose JSON reads back by its rules"):
+        dataclasses.replace(MALILLA, name=name, trick_bonus=0)
+
+
+def test_a_shipped_game_made_again_is_itself():
+    assert dataclasses.replace(MANILLE) == MANILLE and copy.deepcopy(MALILLA) == MALILLA
+    assert pickle.loads(pickle.dumps(MALILLA)) == MALILLA
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(cards_per_hand=10.0), "cards_per_hand: 10.0 is not a whole number"),
+    (dict(cards_per_hand=True), "cards_per_hand: True is not a whole number"),
+    (dict(ranks=(["7"],) + MALILLA.ranks[1:]), "ranks: expected 1 to 10 different rank names"),
+])
+def test_a_field_of_the_wrong_type_is_named(change, message):
+    with pytest.raises(ValueError, match=f"^Profile v: {message}"):
+        dataclasses.replace(MALILLA, name="v", **change)
 
 
 def test_a_protected_rank_inside_the_worthless_ones_ends_those_keyed_by_order_alone():
     """Malilla's 2 (the bottom of its worthless 6 5 4 3 2) or 6 (the top) may be protected; its 4 may
     not, since the ranks keyed by their order alone would then end at the 4, leaving 7 above."""
     for rank in ("2", "6"):
-        assert dataclasses.replace(MALILLA, protected_rank=rank).protected_rank == rank
+        assert dataclasses.replace(MALILLA, name="protected", protected_rank=rank).protected_rank == rank
     with pytest.raises(ValueError, match="protected_rank: '4' among the worthless ranks leaves 7 ranks above"):
         dataclasses.replace(MALILLA, protected_rank="4")
 
@@ -74,25 +99,26 @@ def test_a_protected_rank_is_named_in_the_refusal():
         position.play("KD")
 
 
-@pytest.mark.parametrize("name", ["variant", MANILLE.name])
-def test_a_variant_of_a_shipped_game_plays_by_its_own_points(name):
+def test_a_variant_of_a_shipped_game_plays_by_its_own_points():
     """N leads the ten and takes the last trick: 10S AS KS QS, worth 4 + 4 + 3 + 2 and 2 for the trick.
-    A variant that keeps the game's name shares its hash (profiles hash by name): the caches keyed
-    by profile must still tell the two apart."""
-    variant = dataclasses.replace(MANILLE, name=name, points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
-    assert core_rules(variant) is not core_rules(MANILLE)
+    Two variants of one name share a hash (profiles hash by name): the caches keyed by profile
+    must still tell the two apart."""
+    variant = dataclasses.replace(MANILLE, name="variant", points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
+    twin = dataclasses.replace(variant, points=MANILLE.points, trick_bonus=0)
+    assert hash(twin) == hash(variant) and core_rules(variant) is not core_rules(twin)
     position = Position(variant, "S", (1 << 7, 1 << 6, 1 << 5, 1 << 4), 0)
     assert Solver(1 << 20).solve(position).value == 15
-    assert Solver(1 << 20).solve(dataclasses.replace(position, profile=MANILLE)).value == 14
+    assert Solver(1 << 20).solve(dataclasses.replace(position, profile=twin)).value == 14
 
 
 def test_a_profile_hashes_by_its_name_and_keeps_its_key_through_a_pickle():
-    """A variant named like its game shares its hash but not its equality, and a profile read
-    back from a pickle is the same cache key."""
-    variant = dataclasses.replace(MANILLE, points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
-    assert hash(variant) == hash(MANILLE) and variant != MANILLE
-    copy = pickle.loads(pickle.dumps(MANILLE))
-    assert copy == MANILLE and hash(copy) == hash(MANILLE) and core_rules(copy) is core_rules(MANILLE)
+    """Profiles of one name share a hash but not their equality, and a profile read back from a
+    pickle is the same cache key."""
+    variant = dataclasses.replace(MANILLE, name="twin", points=(4, 4, 3, 2, 1, 0, 0, 0), trick_bonus=2)
+    twin = dataclasses.replace(variant, trick_bonus=1)
+    assert hash(variant) == hash(twin) and variant != twin
+    restored = pickle.loads(pickle.dumps(MANILLE))
+    assert restored == MANILLE and hash(restored) == hash(MANILLE) and core_rules(restored) is core_rules(MANILLE)
 
 
 def test_a_game_s_core_flags_are_built_once_for_each_distinct_set():
@@ -106,19 +132,18 @@ def test_the_core_refuses_a_deal_worth_more_than_its_table_holds():
     from solver import _core
     with pytest.raises(ValueError, match="a deal of more than 126 points is not supported"):
         _core.Rules((0, 0, 0, 0, 7, 7, 7, 7, 7, 7), 0, 1, -1, False)
-    assert dataclasses.replace(MALILLA, trick_bonus=6).total_points == 120   # the largest bonus it holds
+    assert dataclasses.replace(MALILLA, name="bonus-6", trick_bonus=6).total_points == 120   # the largest bonus it holds
 
 
-@pytest.mark.parametrize("name", ["malilla-no-bonus", MALILLA.name])
-def test_a_variant_keeps_its_rules_through_puzzles_tables_and_analyses(name):
+def test_a_variant_keeps_its_rules_through_puzzles_tables_and_analyses():
     """Each reads its positions back from JSON, which names the game: the variant's own rules
-    must come back, not those shipped under its name (nor an unknown-game error)."""
+    must come back, not an unknown-game error."""
     from solver.analysis import PlayedDeal, analyze
     from solver.deal import deal, random_play
     from solver.puzzles import generate
     from solver.table import dd_table, table_of
 
-    variant = dataclasses.replace(MALILLA, name=name, trick_bonus=0)
+    variant = dataclasses.replace(MALILLA, name="malilla-no-bonus", trick_bonus=0)
     (puzzle,) = generate(variant, count=1, seed=1)
     assert puzzle.position.profile == variant
     start = Position.from_json(deal(variant, 1).to_position_json(), profile=variant)

@@ -301,7 +301,7 @@ class TestMatchEnd:
         assert m.winner == NS
 
     def test_slam_wins_at_once(self):
-        variant = dataclasses.replace(MALILLA, match_target=100)
+        variant = dataclasses.replace(MALILLA, name="malilla-100", match_target=100)
         m = Match(variant, dealer=N)
         m.start_deal(card("KD", variant))
         m.record_deal((0, 70), (0, 10), "D")
@@ -315,7 +315,7 @@ class TestMatchEnd:
         assert m.winner == EW and m.scores == [33, 35]
 
     def test_no_slam_rule_without_flag(self):
-        variant = dataclasses.replace(MALILLA, match_target=100, slam_wins_match=False)
+        variant = dataclasses.replace(MALILLA, name="malilla-100", match_target=100, slam_wins_match=False)
         m = Match(variant)
         m.start_deal(card("2S", variant))
         m.record_deal((0, 70), (0, 10), "S")
@@ -420,14 +420,14 @@ class TestDrivenByProfileFields:
         assert m.pending_doubling
 
     def test_tie_doubling_flag(self):
-        variant = dataclasses.replace(MANILLE, tie_doubles_next=False)
+        variant = dataclasses.replace(MANILLE, name="manille-no-doubling", tie_doubles_next=False)
         m = Match(variant)
         m.record_deal((30, 30), (4, 4), "S")
         assert not m.pending_doubling
         assert score_deal(variant, (35, 25), (5, 3), "S", pending_doubling=True).score == (5, 0)
 
     def test_multiplier_fields(self):
-        variant = dataclasses.replace(MANILLE, capot_multiplier=3, no_trump_multiplier=4)
+        variant = dataclasses.replace(MANILLE, name="manille-x3", capot_multiplier=3, no_trump_multiplier=4)
         assert score_deal(variant, (60, 0), (8, 0), "NT").score == (30 * 12, 0)
 
 
