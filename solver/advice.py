@@ -22,6 +22,7 @@ from .cards import SEATS, card_name, cards_of, parse_card, sort_key
 from .checks import check_whole
 from .deal import seeded
 from .layouts import AdviceError, count_layouts, draw_limit, drawn_layouts, sample_layout
+from .quoting import quoted
 from .solve import Searcher, check_timeout, default_solver, solver_given
 from .view import View
 
@@ -207,6 +208,8 @@ def verdict(card: str, advice: Advice, cost: int) -> dict[str, Any]:
     significant loss without a double-dummy cost.
     """
     cards = {c.card: c for c in advice.cards}
+    if card not in cards:
+        raise ValueError(f"card: {quoted(card)} is not one of the advice's cards ({', '.join(cards)})")
     top, mine = advice.cards[0], cards[card]
     loss = top.mean - mine.mean
     se = math.hypot(top.se, mine.se)

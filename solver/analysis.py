@@ -36,7 +36,7 @@ from .jsonlines import json_object
 from .position import Position, card_texts, check_dealer_holds_trump, read_dealer, read_shown
 from .profiles import Profile
 from .quoting import n_cards, quoted
-from .scoring import SIDE_NAMES, DealScore, deal_multiplier, score_deal, side_score
+from .scoring import SIDE_NAMES, DealScore, check_points, deal_multiplier, score_deal, side_score
 from .solve import Searcher, Solution, check_objective, default_solver, solver_given
 
 __all__ = ["PlayedDeal", "CardAnalysis", "TrickRecord", "SeatSummary", "IllegalCard", "DealResult",
@@ -78,6 +78,8 @@ def perfect_score(solver: Searcher, start: Position, points_ns: int | None = Non
     alone tells whether the side with every point can also force every trick.
     """
     profile = start.profile
+    if points_ns is not None:
+        check_points(points_ns, profile, "points_ns")
     if profile.capot_multiplier > 1 and points_ns in (None, 0, profile.total_points):
         sol = solver.solve(start, mode="best", objective="score", timeout=timeout)
         assert sol.value is not None   # mode "best" values the position

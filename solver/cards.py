@@ -47,13 +47,14 @@ def parse_card(text: str, profile: Profile) -> int:
         raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")
     if len(text) > 3:
         raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S; cards are separated by spaces)")
-    rank, suit = text[:-1].upper(), text[-1]
-    if not rank.isascii():
+    rank, suit = text[:-1], text[-1]
+    if not rank.isascii():   # before upper(), which spells some letters in ASCII ("ß" as "SS")
         raise CardError(f"{quoted(text)} is not a card (rank then suit, like 7S)")
     try:
         s = parse_suit(suit)
     except CardError:
         raise CardError(f"{quoted(text)} is not a card: {quoted(suit)} is not a suit") from None
+    rank = rank.upper()
     if rank not in profile.ranks:
         raise CardError(f"{quoted(text)} is not in the {profile.name} deck (ranks {' '.join(profile.ranks)})")
     return s * 16 + profile.strength(rank)
@@ -110,6 +111,9 @@ def card_suit(card: int) -> int:
 
 
 def card_points(card: int, profile: Profile) -> int:
+    """The card's points; ValueError for a number that is no card of the profile's deck."""
+    if not is_card(card, profile):
+        raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
     return profile.points[len(profile.ranks) - 1 - (card & 15)]
 
 
@@ -171,4 +175,5 @@ def check_seat(seat: int) -> int:
 
 
 def seat_name(seat: int) -> str:
-    return SEATS[seat]
+    """The seat's letter (N E S W); ValueError for a number that is no seat index."""
+    return SEATS[check_seat(seat)]

@@ -154,6 +154,10 @@ class Position:
     Cards are ints (see `solver.cards`); hands are 64-bit masks. `history`
     holds the completed tricks from the first (each in playing order from its
     leader), or is None when the earlier play is unknown.
+
+    Read with `from_json`, or played from such a position, it is checked; built
+    field by field, `check` names a bad field (`Solver.solve` and the tools run it),
+    and the rules engine's methods take its fields as `check` passes them.
     """
 
     profile: Profile
@@ -368,8 +372,10 @@ class Position:
                 raise PositionError(name, f"{quoted(given)} is not a seat (0 to 3: N E S W)")
         if not isinstance(self.trick, tuple) or len(self.trick) > 3:
             raise PositionError("trick", "expected at most 3 cards")
-        if isinstance(self.led, bool) or self.led not in range(16):
+        if isinstance(self.led, bool) or not isinstance(self.led, int) or self.led not in range(16):
             raise PositionError("led_suits", f"{quoted(self.led)} is not a set of suits (a mask of 4 bits)")
+        if self.history is not None and not isinstance(self.history, tuple):
+            raise PositionError("history", "expected a tuple of completed tricks, or None")
         history = self.history or ()
         for i, trick in enumerate(history):
             if not isinstance(trick, tuple) or len(trick) != 4:

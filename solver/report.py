@@ -18,6 +18,7 @@ from typing import Any
 from .analysis import UNITS, Analysis, CardAnalysis, SummaryTotals, plain_most
 from .cards import SEATS, SUITS
 from .failures import write_file
+from .quoting import quoted
 from .scoring import SIDE_NAMES, deal_multiplier
 
 __all__ = ["ReportItem", "render_report", "write_report", "cost_class"]
@@ -410,7 +411,11 @@ def _json_for_script(obj: Any) -> str:
 def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play analysis") -> str:
     """The page, as text: every deal of `items` (analyses of one objective, or report items with the input's
     line numbers)."""
-    deals = [i if isinstance(i, ReportItem) else ReportItem(k + 1, i) for k, i in enumerate(items)]
+    deals = []
+    for k, item in enumerate(items):
+        if not isinstance(item, (ReportItem, Analysis)):
+            raise ValueError(f"items[{k}]: {quoted(item)} is not an Analysis or a ReportItem")
+        deals.append(item if isinstance(item, ReportItem) else ReportItem(k + 1, item))
     data = {"deals": [_deal_data(i.analysis) if i.analysis is not None else {"cards": [], "error": i.error}
                       for i in deals]}
     sections = "".join(_deal_section(item, k) for k, item in enumerate(deals))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import cards
 from .cards import check_seat, parse_trump
+from .checks import check_whole
 from .deal import next_dealer
 from .profiles import Profile, as_profile
 from .quoting import quoted
@@ -47,6 +48,14 @@ def _pair(value: tuple[int, int], what: str) -> tuple[int, int]:
     return value[0], value[1]
 
 
+def check_points(points: int, profile: Profile, name: str = "points") -> None:
+    """Raise ValueError naming `name` unless `points` is what a side can take in a deal of
+    `profile`: a whole number from 0 to the deal's total."""
+    check_whole(name, points, 0)
+    if points > profile.total_points:
+        raise ValueError(f"{name}: {points} is more than the {profile.total_points} points of a {profile.name} deal")
+
+
 def deal_multiplier(profile: Profile | str, trump: str, pending_doubling: bool = False, capot: bool = False) -> int:
     """The product of the factors in force: no-trump, a pending doubling, a capot."""
     profile = as_profile(profile)
@@ -64,6 +73,7 @@ def side_score(profile: Profile | str, points: int, capot: bool, trump: str, pen
     `capot` says that the winning side took every trick.
     """
     profile = as_profile(profile)
+    check_points(points, profile)
     rivals = profile.total_points - points
     if points > profile.half:
         excess = points - profile.half
@@ -154,7 +164,7 @@ class Match:
             if shown_card is None:
                 raise ValueError(f"a {self.profile.name} deal needs the dealer's shown card: "
                                  f"call start_deal(shown_card) first")
-            if shown_card not in cards.deck(self.profile):
+            if not cards.is_card(shown_card, self.profile):
                 raise ValueError(f"{quoted(shown_card)} is not a card of the {self.profile.name} deck")
             bonus = cards.card_points(shown_card, self.profile)
             side = self.dealer % 2

@@ -271,7 +271,8 @@ class Solver:
             goal = self._target_points(position, target, capot)
         with self._core_turn(limit, "search"):
             value, scored, line, nodes, total = self._core.solve(
-                rules, signature, hands, trump, leader, trick, led, won, mode, goal, limit or 0.0, self._threads)
+                rules, signature, hands, trump, leader, trick, led, won, str(mode), goal, limit or 0.0,
+                self._threads)
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def perft(self, position: Position | dict[str, Any] | str | bytes, depth: int,
@@ -388,10 +389,10 @@ _local = threading.local()
 
 def solver_given(solver: SearcherT | None, otherwise: Callable[[], SearcherT]) -> SearcherT:
     """`solver`, or `otherwise()` when it is None; ValueError naming `solver` for an object
-    that has no `solve` (anything with one may stand in for a Solver)."""
+    that has no `solve`, or a class (anything with one may stand in for a Solver)."""
     if solver is None:
         return otherwise()
-    if not callable(getattr(solver, "solve", None)):
+    if isinstance(solver, type) or not callable(getattr(solver, "solve", None)):
         raise ValueError(f"solver: {quoted(solver)} is not a Solver")
     return solver
 

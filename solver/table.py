@@ -207,6 +207,11 @@ def _variant(position: Position, trump: str, leader: int) -> Position:
 
 
 def _check_full_deal(position: Position) -> None:
+    """Raise ValueError (a `PositionError` naming the field) unless `position` is a Position at
+    the first lead of a deal."""
+    if not isinstance(position, Position):
+        raise ValueError(f"position: {quoted(position)} is not a Position")
+    position.check()
     if position.played_field:
         raise PositionError(position.played_field, "a table needs a full deal: four full hands and no card played")
 
@@ -302,6 +307,8 @@ def read_table_input(obj: Position | str | bytes | dict[str, Any]) -> tuple[Posi
     `dealer` when given, else the seat before `leader`; with neither, par is given for
     every dealer.
     """
+    if isinstance(obj, Position):
+        obj.check()
     variant = obj.profile if isinstance(obj, Position) else None   # its rules, not those its name ships
     obj = dict(json_object(obj.to_json() if isinstance(obj, Position) else obj))
     if obj.get("play") is not None:   # a played deal: every field checked as the analysis reads it

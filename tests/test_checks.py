@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import played_deal
-from solver import MANILLE, Position
-from solver.advice import advise, advise_iter
-from solver.analysis import analyze
+from solver import MALILLA, MANILLE, Position
+from solver.advice import advise, advise_iter, verdict
+from solver.analysis import analyze, perfect_score
 from solver.batch import run_batch
+from solver.cards import card_points, seat_name, trick_points
 from solver.checks import check_whole, parse_size
 from solver.puzzles import generate, generate_attempts, mine
+from solver.quoting import quoted
+from solver.report import render_report
+from solver.scoring import Match, side_score
 from solver.solve import Solver
 from solver.table import table_of
 from solver.view import view_of
@@ -71,12 +75,12 @@ def test_each_function_names_its_argument(call, message):
     lambda s: next(generate(MANILLE, 1, 1, solver=s)),
     lambda s: next(mine(DEAL, solver=s)),
 ], ids=["analyze", "table", "advise", "generate", "mine"])
-@pytest.mark.parametrize("solver", [0, "", [], "solver"])
+@pytest.mark.parametrize("solver", [0, "", [], "solver", Solver])
 def test_an_object_that_is_no_solver_is_named(call, solver):
     """Not quietly swapped for the default (a falsy one) nor an AttributeError from inside."""
     with pytest.raises(ValueError) as err:
         call(solver)
-    assert str(err.value) == f"solver: {solver!r} is not a Solver"
+    assert str(err.value) == f"solver: {quoted(solver)} is not a Solver"
 
 
 HUGE = 10 ** 5000
@@ -98,6 +102,47 @@ def test_a_huge_number_is_named_by_its_size(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message)
+
+
+def _match_with_bonus_card(card: object) -> None:
+    match = Match("malilla")
+    match.start_deal(card)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: card_points(15, MALILLA), "15 is not a card number of the malilla deck"),
+    (lambda: card_points(-1, MALILLA), "-1 is not a card number of the malilla deck"),
+    (lambda: trick_points([0, 1, 2, True], MALILLA), "True is not a card number of the malilla deck"),
+    (lambda: seat_name(-1), "-1 is not a seat index (N=0 E=1 S=2 W=3)"),
+    (lambda: side_score(MANILLE, -1, False, "S"), "points: -1 must be at least 0"),
+    (lambda: side_score(MANILLE, 1.5, False, "S"), "points: 1.5 is not a whole number"),
+    (lambda: side_score(MANILLE, 61, False, "S"), "points: 61 is more than the 60 points of a manille deal"),
+    (lambda: perfect_score(Solver(1 << 20), Position.from_json(POSITION), 999),
+     "points_ns: 999 is more than the 60 points of a manille deal"),
+    (lambda: _match_with_bonus_card(True), "True is not a card of the malilla deck"),
+    (lambda: _match_with_bonus_card(1.0), "1.0 is not a card of the malilla deck"),
+    (lambda: render_report([None]), "items[0]: None is not an Analysis or a ReportItem"),
+], ids=["card-15", "card-negative", "trick-bool", "seat", "side-negative", "side-float", "side-over",
+        "perfect-points", "bonus-bool", "bonus-float", "report-item"])
+def test_a_helper_names_a_number_out_of_its_range(call, message):
+    """Not a quiet answer for a number that means nothing (card 15 is no card), nor an error from inside."""
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+def test_a_verdict_on_a_card_the_advice_has_not_valued_is_refused():
+    advice = advise(VIEW, samples=2, solver=Solver(1 << 20))
+    with pytest.raises(ValueError, match=r"^card: 'XX' is not one of the advice's cards \("):
+        verdict("XX", advice, 0)
+
+
+def test_a_mode_of_a_str_type_of_its_own_is_read_as_its_text():
+    class Mode(str):
+        pass
+
+    position = Position.from_json(POSITION)
+    assert Solver(1 << 20).solve(position, mode=Mode("best")) == Solver(1 << 20).solve(position, mode="best")
 
 
 def test_a_key_that_is_no_text_is_no_misspelt_key():

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import reference as ref
 from conftest import load_vectors, played_deal
 from solver import MANILLE, IllegalPlay, Position, PositionError, _core, get_profile
-from solver.cards import card_name, card_names, is_card, parse_card
+from solver.cards import CardError, card_name, card_names, is_card, parse_card
 from solver.deal import random_play
 from solver.rules import core_rules, trump_index
 from solver.solve import Solver
@@ -94,6 +94,14 @@ class TestNotation:
     def test_unreadable_cards(self, text):
         hands = {"N": [text], "W": ["KC"], "S": ["QC"], "E": ["JC"]}
         assert field_of(malilla(hands), strict=False) == "hands.N"
+
+    @pytest.mark.parametrize("text", ["ßH", "ıH"])
+    def test_a_rank_that_upper_case_spells_in_ascii_is_no_rank(self, text):
+        """"ß" is "SS" in upper case and "ı" is "I": both are rank names of this variant, not of its cards."""
+        variant = replace(get_profile("malilla"), name="ascii", ranks=("7", "A", "K", "Q", "J", "SS", "I", "4", "3", "2"))
+        assert parse_card("ssH", variant) == parse_card("SSH", variant)
+        with pytest.raises(CardError, match="is not a card"):
+            parse_card(text, variant)
 
     @pytest.mark.parametrize("text", ["KS,AH,2D", "KSAH2D"])
     def test_cards_run_together_are_told_apart_from_a_wrong_rank(self, text):
@@ -1059,6 +1067,8 @@ class TestPositionBuiltByHand:
         (dict(first_leader=9), "first_leader", "9 is not a seat (0 to 3: N E S W)"),
         (dict(history=()), "history", "0 tricks, but the hands show 7 played: the history must go back to "
          "the first trick"),
+        (dict(history=[]), "history", "expected a tuple of completed tricks, or None"),
+        (dict(led=0.0), "led_suits", "0.0 is not a set of suits (a mask of 4 bits)"),
     ])
     def test_bad_fields_are_named(self, fields, field, problem):
         position = Position(**{**dict(profile=get_profile("manille"), trump="S", hands=(1, 2, 4, 8), leader=0),

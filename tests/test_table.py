@@ -1,6 +1,7 @@
 """What-if tables and par: against the vectors, fresh searches and the scoring rules."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -176,6 +177,21 @@ class TestInput:
         position = Position.from_json(seeded("manille", 1, 0))
         with pytest.raises(ValueError, match=re.escape(error)):
             dd_table(position, Solver(), dealers)
+
+    @pytest.mark.parametrize("fields, field", [
+        (dict(leader=4), "leader"), (dict(profile=None), "game"), (dict(hands=(1, 2, 4)), "hands"),
+    ])
+    def test_a_position_built_with_a_bad_field_is_refused_by_name(self, fields, field) -> None:
+        """As `Solver.solve` refuses it, not an error from inside."""
+        position = dataclasses.replace(Position.from_json(seeded("manille", 1, 0)), **fields)
+        for call in (dd_table, table_of):
+            with pytest.raises(PositionError) as err:
+                call(position, Solver(), trumps=["S"])
+            assert err.value.field == field
+
+    def test_a_table_of_something_else_than_a_position_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="^position: .* is not a Position$"):
+            dd_table(seeded("manille", 1, 0), Solver())   # its JSON goes to table_of
 
     def test_dealer_from_the_leader_or_given(self) -> None:
         obj = seeded("manille", 3, 2)
