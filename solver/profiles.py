@@ -1,7 +1,8 @@
 """Game rules as data: one `Profile` per regional variant."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from .checks import check_whole
 from .quoting import quoted
@@ -138,6 +139,10 @@ class Profile:
 
     def __repr__(self) -> str:
         return f"<Profile {self.name}>"
+
+    def __reduce__(self) -> tuple[type[Profile], tuple[Any, ...]]:
+        """Pickled and copied by its fields, so that a copy is made, and checked, as the original was."""
+        return Profile, tuple(getattr(self, f.name) for f in fields(self))
 
     def __hash__(self) -> int:
         """The hash of the name: equal profiles share it, and Python keeps a string's hash, so the

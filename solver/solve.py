@@ -271,8 +271,8 @@ class Solver:
             goal = self._target_points(position, target, capot)
         with self._core_turn(limit, "search"):
             value, scored, line, nodes, total = self._core.solve(
-                rules, signature, hands, trump, leader, trick, led, won, str(mode), goal, limit or 0.0,
-                self._threads)
+                rules, signature, hands, trump, leader, trick, led, won, MODES[MODES.index(mode)], goal,
+                limit or 0.0, self._threads)
         return self._solution(position, mode, objective, target, value, scored, line, nodes, total)
 
     def perft(self, position: Position | dict[str, Any] | str | bytes, depth: int,

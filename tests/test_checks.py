@@ -2,6 +2,8 @@
 naming the argument, from every function that takes one, never a TypeError from deep inside."""
 from __future__ import annotations
 
+import enum
+
 import pytest
 
 from conftest import played_deal
@@ -137,12 +139,19 @@ def test_a_verdict_on_a_card_the_advice_has_not_valued_is_refused():
         verdict("XX", advice, 0)
 
 
-def test_a_mode_of_a_str_type_of_its_own_is_read_as_its_text():
-    class Mode(str):
-        pass
+class Modes(str, enum.Enum):
+    BEST = "best"
 
+
+class Mode(str):
+    pass
+
+
+@pytest.mark.parametrize("mode", [Mode("best"), Modes.BEST], ids=["str", "enum"])
+def test_a_mode_of_a_str_type_of_its_own_is_read_as_its_text(mode):
+    """An enum's str() is its member's name, not its text: the mode is the text it equals."""
     position = Position.from_json(POSITION)
-    assert Solver(1 << 20).solve(position, mode=Mode("best")) == Solver(1 << 20).solve(position, mode="best")
+    assert Solver(1 << 20).solve(position, mode=mode) == Solver(1 << 20).solve(position, mode="best")
 
 
 def test_a_key_that_is_no_text_is_no_misspelt_key():

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from solver import MALILLA, MANILLE, Position, PositionError, Solver
+from solver import MALILLA, MANILLE, Position, PositionError, Profile, Solver
 from solver.rules import core_rules
 
 
@@ -48,17 +48,30 @@ def test_a_profile_needs_a_name(name):
         dataclasses.replace(MALILLA, name=name)
 
 
-@pytest.mark.parametrize("name", ["malilla", "Malilla", "MANILLE"])
-def test_a_variant_may_not_take_a_shipped_game_s_name(name):
-    """Its JSON would name the shipped game and read back by the shipped rules."""
+@pytest.mark.parametrize("name, change", [
+    ("malilla", dict(trick_bonus=0)), ("MANILLE", dict(trick_bonus=0)), ("Malilla", {}),
+])
+def test_a_variant_may_not_take_a_shipped_game_s_name(name, change):
+    """Its JSON would name the shipped game and read back by the shipped rules (in any case: the
+    game's name is read so)."""
     with pytest.raises(ValueError, match=f"^Profile {name}: name: '{name}' names the shipped "
                                          f"{name.lower()}, whose JSON reads back by its rules"):
-        dataclasses.replace(MALILLA, name=name, trick_bonus=0)
+        dataclasses.replace(MALILLA, name=name, **change)
 
 
 def test_a_shipped_game_made_again_is_itself():
     assert dataclasses.replace(MANILLE) == MANILLE and copy.deepcopy(MALILLA) == MALILLA
     assert pickle.loads(pickle.dumps(MALILLA)) == MALILLA
+
+
+def test_a_copy_is_checked_as_the_original_was():
+    """A profile is pickled and copied by its fields, so one made without its checks (as by an
+    older pickle) is refused when copied, not passed on."""
+    unchecked = object.__new__(Profile)
+    unchecked.__dict__.update(vars(MALILLA), trick_bonus=0)
+    for make_again in (copy.deepcopy, lambda p: pickle.loads(pickle.dumps(p))):
+        with pytest.raises(ValueError, match="^Profile malilla: name: 'malilla' names the shipped malilla"):
+            make_again(unchecked)
 
 
 @pytest.mark.parametrize("change, message", [
