@@ -18,9 +18,9 @@ from .profiles import Profile
 from .quoting import quoted
 
 __all__ = [
-    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "card_name", "card_names",
-    "format_cards", "card_suit", "card_points", "trick_points", "deck", "sort_key", "parse_seat", "is_seat", "check_seat",
-    "seat_name", "parse_suit", "trump_choices", "parse_trump", "mask_of", "cards_of",
+    "SUITS", "SEATS", "NO_TRUMP", "CardError", "parse_card", "parse_cards", "is_card", "check_card", "card_name",
+    "card_names", "format_cards", "card_suit", "card_points", "trick_points", "deck", "sort_key", "parse_seat", "is_seat",
+    "check_seat", "seat_name", "parse_suit", "trump_choices", "parse_trump", "mask_of", "cards_of",
 ]
 
 SUITS = ("S", "H", "D", "C")
@@ -91,12 +91,16 @@ def is_card(card: object, profile: Profile) -> TypeGuard[int]:
     return not isinstance(card, bool) and isinstance(card, int) and 0 <= card < 64 and card & 15 < len(profile.ranks)
 
 
-def card_name(card: int, profile: Profile) -> str:
-    """The card's name ("7S"); ValueError for a number that is no card of the profile's deck."""
-    n = len(profile.ranks)
+def check_card(card: int, profile: Profile) -> int:
+    """`card` itself when it is the number of a card of the profile's deck, else ValueError."""
     if not is_card(card, profile):
         raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
-    return profile.ranks[n - 1 - (card & 15)] + SUITS[card >> 4]
+    return card
+
+
+def card_name(card: int, profile: Profile) -> str:
+    """The card's name ("7S"); ValueError for a number that is no card of the profile's deck."""
+    return profile.ranks[len(profile.ranks) - 1 - (check_card(card, profile) & 15)] + SUITS[card >> 4]
 
 
 @lru_cache(maxsize=None)
@@ -112,9 +116,7 @@ def card_suit(card: int) -> int:
 
 def card_points(card: int, profile: Profile) -> int:
     """The card's points; ValueError for a number that is no card of the profile's deck."""
-    if not is_card(card, profile):
-        raise ValueError(f"{quoted(card)} is not a card number of the {profile.name} deck")
-    return profile.points[len(profile.ranks) - 1 - (card & 15)]
+    return profile.points[len(profile.ranks) - 1 - (check_card(card, profile) & 15)]
 
 
 def trick_points(trick: Iterable[int], profile: Profile) -> int:
