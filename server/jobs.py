@@ -2,15 +2,17 @@
 
 A job (`Job`) is one library call given the worker's solver behind `Budget`, so that an
 analysis or a table, which are many searches, is bound by the call as a whole: each search
-gets the call's remaining time, less ANSWER_MARGIN, as its timeout and none starts once that
-time has run out or the job is cancelled. A streaming call's items are worked out by `Steps`,
-one job an item.
+gets the call's remaining time, less ANSWER_MARGIN, as its timeout, none starts once that
+time has run out or the job is cancelled, and a cancel stops the search running. A streaming
+call's items are worked out by `Steps`, one job an item; a puzzle call counts its puzzles'
+nodes with a solver of its own (`Counter`), behind the same budget.
 """
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future
 from typing import Any
 
@@ -18,9 +20,10 @@ import grpc
 
 from solver.perft import Perft
 from solver.position import Position
+from solver.puzzles import NODE_MEMORY
 from solver.solve import Solution, Solver
 
-from .tasks import AdviseTask, AnalyzeTask, PerftTask, PuzzleTask, SolveTask, TableTask
+from .tasks import AnalyzeTask, PerftTask, SolveTask, TableTask
 
 NO_DEADLINE = 1e6
 """Seconds: gRPC reports a call without a deadline as one with a far-off deadline."""
@@ -64,31 +67,34 @@ END_OF_ITEMS = object()
 
 
 class Steps:
-    """A streaming call's items, each worked out by a job of its own on the pool: the calls
-    queued meanwhile take their turns between two items, and the next item is worked out only
-    once gRPC has taken the last to send (which it stops doing when the client's flow-control
-    window is full). It is the solver the library's generator sees, and hands each search to
-    the worker of the step in progress."""
+    """A streaming call's items (`items(steps)`, a task's generator), each worked out by a job
+    of its own on the pool: the calls queued meanwhile take their turns between two items, and
+    the next item is worked out only once gRPC has taken the last to send (which it stops doing
+    when the client's flow-control window is full). It is the solver the library's generator
+    sees, and hands each search to the worker of the step in progress; its `counter` counts a
+    puzzle's nodes in that step's budget too."""
 
-    def __init__(self, task: PuzzleTask | AdviseTask) -> None:
-        self.field = task.field
-        self._task = task
+    def __init__(self, field: str, items: Callable[[Steps], Iterator[Any]]) -> None:
+        self.field = field
+        self.counter = Counter()
+        self._make_items = items
         self._items: Generator[Any, None, None] | None = None
         self._budget: Budget | None = None
 
     def run(self, budget: Budget) -> Any:
         """One step, in a worker: the next item (None: a step with no item), or `END_OF_ITEMS`."""
-        self._budget = budget
+        self._budget = self.counter.budget = budget
         try:
             if self._items is None:
-                self._items = _paced(self._task.items(self))
+                self._items = _paced(self._make_items(self))
             return next(self._items, END_OF_ITEMS)
         finally:
-            self._budget = None   # its job holds this: no cycle keeps the call's memory once it ends
+            # its job holds this: no cycle keeps the call's memory once it ends
+            self._budget = self.counter.budget = None
 
     def close(self) -> None:
-        """The call has ended: the library's generator lets go of what it holds (a puzzle
-        search's own solver) now, not at the next garbage collection."""
+        """The call has ended: the library's generator lets go of what it holds now, not at
+        the next garbage collection."""
         if self._items is not None:
             self._items.close()
 
@@ -96,21 +102,67 @@ class Steps:
         return getattr(self._budget, name)
 
 
+class Counter:
+    """A puzzle call's own one-thread solver of `puzzles.NODE_MEMORY`, which counts each
+    puzzle's nodes for its rating from a cleared table (so the rating is the library's),
+    its searches bound by the budget of the step in progress (`Steps`)."""
+
+    def __init__(self) -> None:
+        self.budget: Budget | None = None
+        self._solver: Solver | None = None   # made by the first count: an advice call has none
+
+    def solve(self, position: Position, mode: str = "all", objective: str = "points",
+              target: int | None = None, timeout: float | None = None) -> Solution:
+        assert self.budget is not None, "a count runs within a step"
+        if self._solver is None:
+            self._solver = Solver(NODE_MEMORY)
+        return self.budget.on(self._solver).solve(position, mode, objective, target, timeout)
+
+    def clear(self) -> None:
+        if self._solver is not None:
+            self._solver.clear()
+
+
 class Budget:
-    """The worker's solver as a job's library call sees it: each search or count gets the call's
-    remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), and
-    none starts once the job is cancelled or that time has run out."""
+    """A solver as a job's library call sees it: each search or count gets the call's
+    remaining time less ANSWER_MARGIN as its timeout (or less, if the library asks), none
+    starts once the job is cancelled or that time has run out, and the job's cancel stops the
+    one running."""
 
     def __init__(self, job: Job, solver: Solver) -> None:
         self._job = job
         self._solver = solver
 
+    def on(self, solver: Solver) -> Budget:
+        """The same budget over another solver."""
+        return Budget(self._job, solver)
+
     def solve(self, position: Position, mode: str = "all", objective: str = "points",
               target: int | None = None, timeout: float | None = None) -> Solution:
-        return self._solver.solve(position, mode, objective, target, timeout=self._timeout(timeout))
+        timeout = self._timeout(timeout)
+        with self._running():
+            return self._solver.solve(position, mode, objective, target, timeout=timeout)
 
     def perft(self, position: Position, depth: int, timeout: float | None = None, *, strict: bool = True) -> Perft:
-        return self._solver.perft(position, depth, timeout=self._timeout(timeout), strict=strict)
+        timeout = self._timeout(timeout)
+        with self._running():
+            return self._solver.perft(position, depth, timeout=timeout, strict=strict)
+
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """The solver as the job's, for its cancel to stop, while a search or count runs;
+        `Stopped` if the job is cancelled first."""
+        job = self._job
+        with job.lock:
+            if job.cancelled:
+                raise Stopped()
+            job.solver = self._solver
+            self._solver.withdraw_cancel()   # one that came as the last search on it ended
+        try:
+            yield
+        finally:
+            with job.lock:
+                job.solver = None
 
     def _timeout(self, timeout: float | None) -> float | None:
         """The next search's or count's timeout: the call's remaining time less ANSWER_MARGIN, or
@@ -137,14 +189,14 @@ class Job:
         self.context = context
         self.lock = threading.Lock()
         self.cancelled = False
-        self.solver: Solver | None = None   # set while the search or count runs
+        self.solver: Solver | None = None   # set while a search or count runs (`Budget`)
         self.future: Future[Any] | None = None
 
     def cancel(self) -> None:
         with self.lock:
             self.cancelled = True
             if self.solver is not None:
-                self.solver.cancel()   # the search or count running, or else the job's next one
+                self.solver.cancel()   # the search or count running (or starting)
         future = self.future
         if future is not None:
             future.cancel()   # still queued: never runs

@@ -109,16 +109,9 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
 
     def _run(self, job: Job) -> Any:
         """In a pool thread: the job's library call, its searches bound by the call's remaining time."""
-        with job.lock:
-            if job.cancelled:
-                raise Stopped()
-            solver = job.solver = self._solver()
-            solver.withdraw_cancel()   # one that came as this worker's last job ended
-        try:
-            return job.task.run(Budget(job, solver))
-        finally:
-            with job.lock:
-                job.solver = None
+        if job.cancelled:
+            raise Stopped()
+        return job.task.run(Budget(job, self._solver()))
 
     def schedule(self, job: Job) -> None:
         """The job queued on the pool, its future set; RuntimeError once the pool is shut down."""
@@ -229,10 +222,9 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
             task = self._read(read_table_request, request, context)
             return pb.TableResponse(table=convert.table_message(self._call(task, context)))
 
-    def _stepped(self, task: PuzzleTask | AdviseTask, context: grpc.ServicerContext) -> Iterator[Any]:
+    def _stepped(self, steps: Steps, context: grpc.ServicerContext) -> Iterator[Any]:
         """A streaming call's items, one job a step (`Steps`); the step in progress is
         cancelled when the call ends early, and no step starts after that."""
-        steps = Steps(task)
         ended = threading.Event()
         current: list[Job | None] = [None]
 
@@ -263,7 +255,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
         with self._handling(context, "GeneratePuzzles") as context:
             task = self._read(read_puzzles_request, request, context)
-            for item in self._stepped(task, context):
+            for item in self._stepped(Steps(task.field, lambda steps: task.items(steps, steps.counter)), context):
                 if item[0] == "puzzle":
                     yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
                 else:
@@ -273,7 +265,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     def Advise(self, request: pb.AdviseRequest, context: grpc.ServicerContext) -> Iterator[pb.AdviseResponse]:
         with self._handling(context, "Advise") as context:
             task = self._read(read_advise_request, request, context)
-            for item in self._stepped(task, context):
+            for item in self._stepped(Steps(task.field, task.items), context):
                 yield convert.advice_message(item)
 
     def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:

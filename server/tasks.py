@@ -14,8 +14,8 @@ from solver.errors import PositionError
 from solver.perft import Perft, check_depth
 from solver.position import Position
 from solver.profiles import PROFILES, Profile, get_profile
-from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit,
-                            check_options, generate_attempts)
+from solver.puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, NodeCounter, Puzzle,
+                            attempt_limit, check_options, generate_attempts)
 from solver.quoting import quoted
 from solver.solve import TARGET_MODES, Searcher, Solution
 from solver.table import DDTable, read_table_input, table_of, table_trumps
@@ -121,13 +121,13 @@ class PuzzleTask:
     progress_every: int
     field: str = ""
 
-    def items(self, solver: Searcher) -> Iterator[tuple[str, Puzzle] | tuple[str, int, int] | None]:
+    def items(self, solver: Searcher, node_solver: NodeCounter) -> Iterator[tuple[str, Puzzle] | tuple[str, int, int] | None]:
         """("puzzle", puzzle) and ("progress", attempts, found) items, and None after an
         attempt that gives neither."""
         said = attempts = found = 0
         for attempts, found, puzzle in generate_attempts(get_profile(self.game), self.count, self.seed,
                                                          self.min_tricks, self.max_tricks, self.margin,
-                                                         solver, self.max_attempts):
+                                                         solver, self.max_attempts, node_solver):
             if puzzle is not None:
                 yield "puzzle", puzzle
             if attempts % self.progress_every == 0 or puzzle is not None:

@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from . import _core
 from .analysis import PlayedDeal, play_card
@@ -72,17 +72,31 @@ from .scoring import points_range
 from .solve import Searcher, Solution, Solver, solver_given
 from .text import diagram, tricks_text
 
-__all__ = ["Puzzle", "generate", "mine", "check_options", "check_position", "rating_of", "natural_cards", "tags_of",
-           "pretty", "TAGS"]
+__all__ = ["Puzzle", "NodeCounter", "generate", "mine", "check_options", "check_position", "rating_of",
+           "natural_cards", "tags_of", "pretty", "TAGS"]
 
 MIN_TRICKS, MAX_TRICKS, MARGIN = 3, 7, 3
 """The defaults: positions 3 to 7 tricks from the end, every other card 3 points short."""
 ATTEMPTS_PER_PUZZLE = 2000
 TAGS = ("seven-protection", "forced-overtake", "overtrump", "undertrump-ban", "throw-in", "seven-squeeze")
 NODE_MEMORY = 16 << 20
-"""The table bound of the search that counts a puzzle's nodes for its rating."""
+"""The table bound of the search that counts a puzzle's nodes for its rating (on one thread)."""
 SEARCH_MEMORY = 64 << 20
 """The table bound of the solver that searches deals for puzzles when none is given."""
+
+
+class NodeCounter(Searcher, Protocol):
+    """What counts a puzzle's nodes for its rating: a `Searcher` whose table `clear()` empties,
+    as a `Solver`'s. A one-thread `Solver(NODE_MEMORY)`, the default, gives the ratings this
+    module documents; one that keeps a budget of time may stand in for it."""
+
+    def clear(self) -> None: ...
+
+
+def _node_solver_given(node_solver: NodeCounter | None) -> NodeCounter:
+    """`node_solver`, or a new one-thread `Solver(NODE_MEMORY)` when it is None; ValueError
+    naming `node_solver` for an object that has no `solve` or `clear`."""
+    return solver_given(node_solver, lambda: Solver(NODE_MEMORY), "node_solver", ("solve", "clear"))
 
 
 @dataclass(frozen=True)
@@ -162,12 +176,13 @@ def _walk(position: Position, goal: int, margin: int, solver: Searcher) -> tuple
 
 
 def check_position(position: Position | dict[str, Any] | str | bytes, margin: int = MARGIN, solver: Searcher | None = None,
-                   node_solver: Solver | None = None) -> Puzzle | None:
+                   node_solver: NodeCounter | None = None) -> Puzzle | None:
     """The puzzle of `position` (or its JSON; the side to move solves it), or None when it is not one."""
     check_whole("margin", margin, 1)
     if not isinstance(position, Position):
         position = Position.from_json(position)
     solver = solver_given(solver, Solver)
+    node_solver = _node_solver_given(node_solver)
     root = solver.solve(position, mode="all")
     if len(root.groups) < 2:
         return None
@@ -181,7 +196,6 @@ def check_position(position: Position | dict[str, Any] | str | bytes, margin: in
         return None
     line, decisions = walked
     alternatives = {cv.card: goal - cv.value for cv in root.cards if cv.card not in group}
-    node_solver = solver_given(node_solver, lambda: Solver(NODE_MEMORY))
     node_solver.clear()
     nodes = node_solver.solve(position, mode="all").nodes
     fails = {name: False for name in ("highest", "greedy", "cheapest")}
@@ -300,18 +314,20 @@ def _tricks_left(position: Position) -> int:
 
 def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
              max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Searcher | None = None, max_attempts: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> Iterator[Puzzle]:
+             progress: Callable[[int, int], None] | None = None,
+             node_solver: NodeCounter | None = None) -> Iterator[Puzzle]:
     """`count` puzzles from random deals of `profile` (or a game's name), deterministic for `seed`.
 
     Each attempt deals a deal (the game's dealing procedure, a random dealer),
     plays random legal cards to a trick boundary with k tricks left (k drawn in
     range) and checks that position. `max_attempts` (default `ATTEMPTS_PER_PUZZLE`
     per puzzle) bounds the search, so fewer puzzles may come;
-    `progress(attempts, found)` is called after each attempt. Bad options are
-    refused at the call, before any puzzle is asked for.
+    `progress(attempts, found)` is called after each attempt. `solver` checks the
+    positions and `node_solver` counts the puzzles' nodes (`NodeCounter`). Bad
+    options are refused at the call, before any puzzle is asked for.
     """
     return _puzzles_of(generate_attempts(profile, count, seed, min_tricks, max_tricks, margin, solver,
-                                         max_attempts), progress)
+                                         max_attempts, node_solver), progress)
 
 
 def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
@@ -325,7 +341,8 @@ def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
 
 def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
                       max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Searcher | None = None,
-                      max_attempts: int | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
+                      max_attempts: int | None = None,
+                      node_solver: NodeCounter | None = None) -> Iterator[tuple[int, int, Puzzle | None]]:
     """`generate`, step by step: after each attempt, (attempts, puzzles found, the puzzle
     that attempt found or None). Bad options are refused at the call."""
     profile = as_profile(profile)
@@ -334,7 +351,8 @@ def generate_attempts(profile: Profile | str, count: int, seed: int, min_tricks:
     if max_attempts is not None:
         check_whole("max_attempts", max_attempts, 1)
     return _attempts(profile, count, seed, min_tricks, max_tricks, margin,
-                     solver_given(solver, lambda: Solver(SEARCH_MEMORY)), attempt_limit(count, max_attempts))
+                     solver_given(solver, lambda: Solver(SEARCH_MEMORY)),
+                     _node_solver_given(node_solver), attempt_limit(count, max_attempts))
 
 
 def attempt_limit(count: int, max_attempts: int | None) -> int:
@@ -344,8 +362,7 @@ def attempt_limit(count: int, max_attempts: int | None) -> int:
 
 
 def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tricks: int, margin: int,
-              solver: Searcher, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
-    node_solver = Solver(NODE_MEMORY)
+              solver: Searcher, node_solver: NodeCounter, limit: int) -> Iterator[tuple[int, int, Puzzle | None]]:
     rng = seeded(seed)
     found = attempts = 0
     while found < count and attempts < limit:
@@ -361,10 +378,11 @@ def _attempts(profile: Profile, count: int, seed: int, min_tricks: int, max_tric
 
 
 def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = MIN_TRICKS, max_tricks: int = MAX_TRICKS,
-         margin: int = MARGIN,
-         solver: Searcher | None = None) -> Iterator[Puzzle]:
+         margin: int = MARGIN, solver: Searcher | None = None,
+         node_solver: NodeCounter | None = None) -> Iterator[Puzzle]:
     """The puzzles at the trick boundaries of a played deal (read as `analysis.PlayedDeal`
-    reads it: the start position JSON plus `play`). A bad deal or option is refused at the call."""
+    reads it: the start position JSON plus `play`), checked by `solver` and their nodes counted
+    by `node_solver` (`NodeCounter`). A bad deal or option is refused at the call."""
     record = played if isinstance(played, PlayedDeal) else PlayedDeal.from_json(played)
     position = record.start
     check_options(min_tricks, max_tricks, margin, position.profile)
@@ -372,12 +390,12 @@ def mine(played: PlayedDeal | str | bytes | dict[str, Any], min_tricks: int = MI
     for i, card in enumerate(record.play):
         position = play_card(position, i, card)
         positions.append(position)
-    return _mined(positions, min_tricks, max_tricks, margin, solver_given(solver, lambda: Solver(SEARCH_MEMORY)))
+    return _mined(positions, min_tricks, max_tricks, margin, solver_given(solver, lambda: Solver(SEARCH_MEMORY)),
+                  _node_solver_given(node_solver))
 
 
 def _mined(positions: list[Position], min_tricks: int, max_tricks: int, margin: int,
-           solver: Searcher) -> Iterator[Puzzle]:
-    node_solver = Solver(NODE_MEMORY)
+           solver: Searcher, node_solver: NodeCounter) -> Iterator[Puzzle]:
     for p in positions:
         if not p.trick and not p.is_over and min_tricks <= _tricks_left(p) <= max_tricks:
             puzzle = check_position(p, margin, solver, node_solver)

@@ -387,13 +387,14 @@ SearcherT = TypeVar("SearcherT", bound=Searcher)
 _local = threading.local()
 
 
-def solver_given(solver: SearcherT | None, otherwise: Callable[[], SearcherT]) -> SearcherT:
-    """`solver`, or `otherwise()` when it is None; ValueError naming `solver` for an object
-    that has no `solve`, or a class (anything with one may stand in for a Solver)."""
+def solver_given(solver: SearcherT | None, otherwise: Callable[[], SearcherT], name: str = "solver",
+                 methods: tuple[str, ...] = ("solve",)) -> SearcherT:
+    """`solver`, or `otherwise()` when it is None; ValueError naming the argument (`name`) for an
+    object that lacks one of `methods`, or a class (anything with them may stand in for a Solver)."""
     if solver is None:
         return otherwise()
-    if isinstance(solver, type) or not callable(getattr(solver, "solve", None)):
-        raise ValueError(f"solver: {quoted(solver)} is not a Solver")
+    if isinstance(solver, type) or not all(callable(getattr(solver, m, None)) for m in methods):
+        raise ValueError(f"{name}: {quoted(solver)} is not a Solver")
     return solver
 
 

@@ -13,7 +13,7 @@ from solver.analysis import analyze, perfect_score
 from solver.batch import run_batch
 from solver.cards import card_points, seat_name, trick_points
 from solver.checks import check_whole, parse_size
-from solver.puzzles import generate, generate_attempts, mine
+from solver.puzzles import check_position, generate, generate_attempts, mine
 from solver.quoting import quoted
 from solver.report import render_report
 from solver.scoring import Match, side_score
@@ -83,6 +83,28 @@ def test_an_object_that_is_no_solver_is_named(call, solver):
     with pytest.raises(ValueError) as err:
         call(solver)
     assert str(err.value) == f"solver: {quoted(solver)} is not a Solver"
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: next(generate(MANILLE, 1, 1, node_solver=s)),
+    lambda s: next(mine(DEAL, node_solver=s)),
+    lambda s: check_position(POSITION, node_solver=s),
+], ids=["generate", "mine", "check"])
+@pytest.mark.parametrize("node_solver", [0, "counter", Solver, Position])
+def test_a_node_solver_that_cannot_count_is_named(call, node_solver):
+    """A counter needs `clear` as well as `solve`: a Position has neither, the Solver class is no solver."""
+    with pytest.raises(ValueError) as err:
+        call(node_solver)
+    assert str(err.value) == f"node_solver: {quoted(node_solver)} is not a Solver"
+
+
+def test_a_searcher_without_clear_cannot_count_nodes():
+    class Searching:
+        def solve(self, *args, **kwargs):
+            raise AssertionError("not to be called")
+
+    with pytest.raises(ValueError, match="^node_solver: .* is not a Solver$"):
+        check_position(POSITION, node_solver=Searching())
 
 
 HUGE = 10 ** 5000

@@ -13,6 +13,7 @@ from conftest import PROJECT, played_deal
 from solver import IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import PlayedDeal
 from solver.cards import card_points, parse_card
+from solver import puzzles
 from solver.puzzles import (TAGS, Puzzle, check_position, generate, mine, natural_cards, pretty, rating_of,
                             tags_of)
 from solver.solve import Solver
@@ -209,6 +210,42 @@ def test_each_entry_takes_the_objects_and_the_json_alike():
     played = next(d for d in (played_deal("manille", s) for s in range(200)) if list(mine(d, solver=solver)))
     assert [p.to_json() for p in mine(PlayedDeal.from_json(played), solver=solver)] == \
         [p.to_json() for p in mine(played, solver=solver)]
+
+
+class Counting:
+    """A node counter that keeps what it was asked: a stand-in for the service's, which keeps a budget."""
+
+    def __init__(self) -> None:
+        self.solver = Solver(puzzles.NODE_MEMORY)
+        self.calls: list[tuple[str, int]] = []
+
+    def clear(self) -> None:
+        self.calls.append(("clear", 0))
+        self.solver.clear()
+
+    def solve(self, position, mode="all", objective="points", target=None, timeout=None):
+        solution = self.solver.solve(position, mode, objective, target, timeout)
+        self.calls.append(("solve", solution.nodes))
+        return solution
+
+
+def test_the_node_counts_come_from_the_node_solver_given():
+    """Each puzzle's count is one search of the node solver given, from a cleared table, and
+    the puzzles are those of the default counter."""
+    solver = Solver(1 << 22)
+    played = next(d for d in (played_deal("malilla", s) for s in range(200)) if list(mine(d, solver=solver)))
+    runs = {
+        "generate": lambda counter: list(generate("manille", 3, 11, solver=solver, node_solver=counter)),
+        "mine": lambda counter: list(mine(played, solver=solver, node_solver=counter)),
+    }
+    for name, run in runs.items():
+        counter = Counting()
+        found = run(counter)
+        assert [p.to_json() for p in found] == [p.to_json() for p in run(None)], name
+        assert counter.calls == [c for p in found for c in (("clear", 0), ("solve", p.nodes))], name
+    counter = Counting()
+    puzzle = check_position(found[0].position, solver=solver, node_solver=counter)
+    assert puzzle == found[0] and counter.calls == [("clear", 0), ("solve", puzzle.nodes)]
 
 
 # ------------------------------------------------------------------ rating

@@ -8,12 +8,13 @@ import logging
 import re
 import subprocess
 import sys
+import threading
 import weakref
 
 import grpc
 import pytest
 
-from server import convert
+from server import convert, jobs
 from server._proto import pb
 from server.client import Client
 from server.tasks import MAX_ATTEMPTS
@@ -21,7 +22,7 @@ from conftest import PROJECT
 from server_fixtures import cli_and_client, module_fixtures, violations, wait_until
 from solver import get_profile, puzzles
 from solver.puzzles import generate
-from solver.solve import Solver
+from solver.solve import SearchStopped, Solver
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=8)
 
@@ -207,9 +208,9 @@ def test_a_deadline_ends_the_stream(stub):
     assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
-def test_an_ended_stream_frees_its_puzzle_solver_at_once(stub, monkeypatch):
-    """Cancelled or past its deadline, a call lets go of the 16 MiB solver of its puzzle search
-    as it ends: nothing but a garbage collection, disabled here, would free a cycle."""
+def test_an_ended_stream_frees_its_node_solver_at_once(stub, monkeypatch):
+    """Cancelled or past its deadline, a call lets go of the 16 MiB solver that counts its
+    puzzles' nodes as it ends: nothing but a garbage collection, disabled here, would free a cycle."""
     made: list[weakref.ref] = []
 
     class Tracked(Solver):
@@ -217,18 +218,70 @@ def test_an_ended_stream_frees_its_puzzle_solver_at_once(stub, monkeypatch):
             super().__init__(*args, **kwargs)
             made.append(weakref.ref(self))
 
-    monkeypatch.setattr(puzzles, "Solver", Tracked)
+    monkeypatch.setattr(jobs, "Solver", Tracked)
     gc.disable()
     try:
         for seed in range(3):
             stream = stub.GeneratePuzzles(request(count=1000, seed=seed, progress_every=1), timeout=60)
-            next(stream)
+            next(item for item in stream if item.HasField("puzzle"))   # its nodes are counted
             stream.cancel()
         with pytest.raises(grpc.RpcError) as e:
             for _ in stub.GeneratePuzzles(request(count=1000, seed=3, progress_every=1), timeout=1):
                 pass
         assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-        assert len(made) >= 3   # one a call that has sent an item
+        assert len(made) >= 3   # one a call that has counted a puzzle's nodes
         assert wait_until(lambda: all(ref() is None for ref in made), timeout=30)
     finally:
         gc.enable()
+
+
+class Counted(Solver):
+    """The service's node counter, which keeps what each of its searches was given."""
+    timeouts: list[float | None] = []
+
+    def solve(self, *args, **kwargs):
+        self.timeouts.append(kwargs.get("timeout"))
+        return super().solve(*args, **kwargs)
+
+
+def test_the_node_counts_keep_the_calls_deadline(stub, monkeypatch):
+    """A puzzle's rating counts its nodes with a search of its own, which stops at the call's
+    deadline as every other search of the call does; the puzzles are the library's."""
+    monkeypatch.setattr(jobs, "Solver", Counted)
+    monkeypatch.setattr(Counted, "timeouts", [])
+    items = list(stub.GeneratePuzzles(request(count=2, seed=9), timeout=30))
+    got = [convert.puzzle_message(p).SerializeToString() for p in generate("malilla", 2, 9)]
+    assert [i.puzzle.SerializeToString() for i in items if i.HasField("puzzle")] == got
+    assert len(Counted.timeouts) == 2
+    # the call's 30 s, less the answer's margin (gRPC rounds a deadline up by some milliseconds)
+    assert all(t is not None and 25 < t < 31 for t in Counted.timeouts), Counted.timeouts
+
+
+def test_a_cancel_stops_a_node_count(stub, monkeypatch):
+    """A cancel that comes while a puzzle's nodes are counted stops that search, as it stops
+    the others: the count is the call's search while it runs."""
+    started, cancelled = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    class Held(Solver):
+        def cancel(self) -> None:
+            cancelled.set()
+            super().cancel()
+
+        def solve(self, *args, **kwargs):
+            started.set()
+            cancelled.wait(30)   # the count begins once the cancel has come: it must stop at once
+            try:
+                return super().solve(*args, **kwargs)
+            except SearchStopped:
+                outcome.append("stopped")
+                raise
+
+    monkeypatch.setattr(jobs, "Solver", Held)
+    stream = stub.GeneratePuzzles(request(count=1, seed=9), timeout=60)
+    assert started.wait(30)
+    stream.cancel()
+    assert cancelled.wait(30)
+    assert wait_until(lambda: outcome == ["stopped"])
+    items = list(stub.GeneratePuzzles(request(count=1, seed=3), timeout=30))
+    assert sum(1 for i in items if i.HasField("puzzle")) == 1
