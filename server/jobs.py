@@ -5,7 +5,7 @@ analysis or a table, which are many searches, is bound by the call as a whole: e
 gets the call's remaining time, less ANSWER_MARGIN, as its timeout, none starts once that
 time has run out or the job is cancelled, and a cancel stops the search running. A streaming
 call's items are worked out by `Steps`, one job an item; a puzzle call counts its puzzles'
-nodes with a solver of its own (`Counter`), behind the same budget.
+nodes with a solver of its own (`RatingSolver`), behind the same budget.
 """
 from __future__ import annotations
 
@@ -71,26 +71,26 @@ class Steps:
     of its own on the pool: the calls queued meanwhile take their turns between two items, and
     the next item is worked out only once gRPC has taken the last to send (which it stops doing
     when the client's flow-control window is full). It is the solver the library's generator
-    sees, and hands each search to the worker of the step in progress; its `counter` counts a
+    sees, and hands each search to the worker of the step in progress; its `node_solver` counts a
     puzzle's nodes in that step's budget too."""
 
     def __init__(self, field: str, items: Callable[[Steps], Iterator[Any]]) -> None:
         self.field = field
-        self.counter = Counter()
+        self.node_solver = RatingSolver()
         self._make_items = items
         self._items: Generator[Any, None, None] | None = None
         self._budget: Budget | None = None
 
     def run(self, budget: Budget) -> Any:
         """One step, in a worker: the next item (None: a step with no item), or `END_OF_ITEMS`."""
-        self._budget = self.counter.budget = budget
+        self._budget = self.node_solver.budget = budget
         try:
             if self._items is None:
                 self._items = _paced(self._make_items(self))
             return next(self._items, END_OF_ITEMS)
         finally:
             # its job holds this: no cycle keeps the call's memory once it ends
-            self._budget = self.counter.budget = None
+            self._budget = self.node_solver.budget = None
 
     def close(self) -> None:
         """The call has ended: the library's generator lets go of what it holds now, not at
@@ -102,7 +102,7 @@ class Steps:
         return getattr(self._budget, name)
 
 
-class Counter:
+class RatingSolver:
     """A puzzle call's own one-thread solver of `puzzles.NODE_MEMORY`, which counts each
     puzzle's nodes for its rating from a cleared table (so the rating is the library's),
     its searches bound by the budget of the step in progress (`Steps`)."""

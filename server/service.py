@@ -49,9 +49,9 @@ from .errors import BadRequest
 from .interceptors import Undecodable
 from .jobs import DEADLINE_SLACK, END_OF_ITEMS, Budget, Job, Steps, Stopped, time_left
 from .limits import Admission, Limited, Slot
-from .tasks import (AdviseTask, AnalyzeTask, PerftTask, PuzzleTask, SolveTask, TableTask, echoed_id,
-                    library_error, read_advise_request, read_analyze_request, read_perft_request,
-                    read_puzzles_request, read_solve_request, read_table_request)
+from .tasks import (AnalyzeTask, PerftTask, SolveTask, TableTask, echoed_id, library_error, read_advise_request,
+                    read_analyze_request, read_perft_request, read_puzzles_request, read_solve_request,
+                    read_table_request)
 
 __all__ = ["DoubleDummyService"]
 
@@ -255,7 +255,7 @@ class DoubleDummyService(pb_grpc.DoubleDummyServicer):
                         context: grpc.ServicerContext) -> Iterator[pb.GeneratePuzzlesResponse]:
         with self._handling(context, "GeneratePuzzles") as context:
             task = self._read(read_puzzles_request, request, context)
-            for item in self._stepped(Steps(task.field, lambda steps: task.items(steps, steps.counter)), context):
+            for item in self._stepped(Steps(task.field, lambda steps: task.items(steps, steps.node_solver)), context):
                 if item[0] == "puzzle":
                     yield pb.GeneratePuzzlesResponse(puzzle=convert.puzzle_message(item[1]))
                 else:

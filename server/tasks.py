@@ -121,7 +121,8 @@ class PuzzleTask:
     progress_every: int
     field: str = ""
 
-    def items(self, solver: Searcher, node_solver: NodeCounter) -> Iterator[tuple[str, Puzzle] | tuple[str, int, int] | None]:
+    def items(self, solver: Searcher,
+              node_solver: NodeCounter) -> Iterator[tuple[str, Puzzle] | tuple[str, int, int] | None]:
         """("puzzle", puzzle) and ("progress", attempts, found) items, and None after an
         attempt that gives neither."""
         said = attempts = found = 0

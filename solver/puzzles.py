@@ -182,7 +182,8 @@ def check_position(position: Position | dict[str, Any] | str | bytes, margin: in
     if not isinstance(position, Position):
         position = Position.from_json(position)
     solver = solver_given(solver, Solver)
-    node_solver = _node_solver_given(node_solver)
+    if node_solver is not None:
+        node_solver = _node_solver_given(node_solver)   # checked at the call; the default is made for a puzzle
     root = solver.solve(position, mode="all")
     if len(root.groups) < 2:
         return None
@@ -196,6 +197,7 @@ def check_position(position: Position | dict[str, Any] | str | bytes, margin: in
         return None
     line, decisions = walked
     alternatives = {cv.card: goal - cv.value for cv in root.cards if cv.card not in group}
+    node_solver = _node_solver_given(node_solver)
     node_solver.clear()
     nodes = node_solver.solve(position, mode="all").nodes
     fails = {name: False for name in ("highest", "greedy", "cheapest")}

@@ -393,8 +393,11 @@ def solver_given(solver: SearcherT | None, otherwise: Callable[[], SearcherT], n
     object that lacks one of `methods`, or a class (anything with them may stand in for a Solver)."""
     if solver is None:
         return otherwise()
-    if isinstance(solver, type) or not all(callable(getattr(solver, m, None)) for m in methods):
+    missing = [m for m in methods if not callable(getattr(solver, m, None))]
+    if isinstance(solver, type) or len(missing) == len(methods):
         raise ValueError(f"{name}: {quoted(solver)} is not a Solver")
+    if missing:
+        raise ValueError(f"{name}: {quoted(solver)} is not a Solver: it has no {missing[0]}()")
     return solver
 
 

@@ -103,7 +103,7 @@ def test_a_searcher_without_clear_cannot_count_nodes():
         def solve(self, *args, **kwargs):
             raise AssertionError("not to be called")
 
-    with pytest.raises(ValueError, match="^node_solver: .* is not a Solver$"):
+    with pytest.raises(ValueError, match=r"^node_solver: .* is not a Solver: it has no clear\(\)$"):
         check_position(POSITION, node_solver=Searching())
 
 

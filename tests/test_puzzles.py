@@ -299,6 +299,22 @@ def test_rating_on_hand_made_position():
     assert check_position(p, margin=2) is None   # KH falls short by 1 only
 
 
+def test_the_default_node_solver_is_made_for_a_puzzle_only(monkeypatch):
+    """A position that is no puzzle is never counted, so it costs no 16 MiB solver."""
+    solver = Solver(1 << 20)
+    made: list[int] = []
+
+    class Tracked(Solver):
+        def __init__(self, memory, *args, **kwargs) -> None:
+            super().__init__(memory, *args, **kwargs)
+            made.append(memory)
+
+    monkeypatch.setattr(puzzles, "Solver", Tracked)
+    p = hand_made("malilla", "D", ["KH 3S", "AH 2H", "4H 5S", "6H 4S"], "N")
+    assert check_position(p, margin=2, solver=solver) is None and made == []
+    assert check_position(p, margin=1, solver=solver) is not None and made == [puzzles.NODE_MEMORY]
+
+
 def test_no_puzzle_without_a_choice():
     p = hand_made("malilla", "D", ["KH", "AH", "4H", "6H"], "N")
     assert check_position(p) is None
