@@ -20,7 +20,7 @@ from server.client import Client
 from server.tasks import MAX_ATTEMPTS
 from conftest import PROJECT
 from server_fixtures import cli_and_client, module_fixtures, violations, wait_until
-from solver import get_profile, puzzles
+from solver import get_profile
 from solver.puzzles import generate
 from solver.solve import SearchStopped, Solver
 
