@@ -18,10 +18,11 @@ from .deal import deal
 from .failures import ArgumentParser, flag_named, os_failure, parse_known, settle_stdout, write_file
 from .jsonlines import blank_line, count_lines, input_file, input_lines, read_stdin_as_utf8, without_surrogates
 from .position import Position
-from .profiles import PROFILES, get_profile
+from .profiles import LONGEST_DEAL, PROFILES, get_profile
 from .puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit, check_options,
-                      generate_attempts, mine, shortfall)
+                      generate_attempts, mine, mined_shortfall, shortfall)
 from .puzzles import pretty as pretty_puzzle
+from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MIN_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver,
                     check_memory, check_threads, check_timeout)
 from .text import diagram, tricks_text
@@ -227,8 +228,8 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
 
     check_options(args.min_tricks, args.max_tricks, args.margin,
                   None if args.source is not None else get_profile(args.game or "malilla"), args.count)
-    _refuse_unused(args, {"--game": "game", "--seed": "seed", "--max-attempts": "max_attempts"},
-                   args.source is not None, "--from FILE")
+    _refuse_unused(args, {"--game": "game", "--seed": "seed", "--max-attempts": "max_attempts",
+                          "--progress": "progress"}, args.source is not None, "--from FILE")
     solver = Solver(args.memory, args.threads)
 
     def emit(text: str) -> None:
@@ -262,7 +263,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
             print(f"{args.command_parser.prog}: {shortfall(found, args.count, attempts, args.max_attempts)}",
                   file=sys.stderr)
         return 0
-    found = 0
+    found = deals = 0
     for line in input_lines(args.source):
         if blank_line(line):
             continue
@@ -272,8 +273,10 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
                 found += 1
                 if found >= args.count:
                     return 0   # the rest of the input is not read
+            deals += 1
         except ValueError as e:
             emit(f"error: {e}\n\n" if args.pretty else json.dumps({"error": str(e)}) + "\n")
+    print(f"{args.command_parser.prog}: {mined_shortfall(found, args.count, deals)}", file=sys.stderr)
     return 0
 
 
@@ -484,7 +487,7 @@ def _add_puzzles(sub: Any) -> None:
     puzzles.add_argument("--pretty", action="store_true", help="print each puzzle for a person")
     puzzles.add_argument("--max-attempts", type=int, metavar="N",
                          help=f"positions of random deals to check at the most (default {ATTEMPTS_PER_PUZZLE} a puzzle)")
-    puzzles.add_argument("--progress", action="store_true",
+    puzzles.add_argument("--progress", action="store_true", default=None,
                          help="show the progress bar of the attempts even when stderr is not a terminal")
     _add_memory(puzzles, 64 << 20)
     _add_threads(puzzles)
@@ -589,6 +592,9 @@ def _check_options(args: argparse.Namespace) -> None:
         _refuse_unused(args, {"--seed": "seed"}, not args.single_dummy, "--single-dummy 0 (the default)")
     if args.command == "perft":
         check_whole("--depth", args.depth, 1)
+        if args.depth > LONGEST_DEAL.deck_size:
+            raise ValueError(f"--depth: {quoted(args.depth)} is more than the {LONGEST_DEAL.deck_size} cards "
+                             f"of a {LONGEST_DEAL.name} deal, the longest")
     if args.command == "advise":
         check_whole("--samples", args.samples, 1)
         if args.goal is not None:

@@ -432,11 +432,18 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
 # ------------------------------------------------------------ for people
 
 
+FIND_MORE = "a smaller --margin or other --min-tricks and --max-tricks find more"
+
+
 def shortfall(found: int, count: int, attempts: int, max_attempts: int | None) -> str:
     """What a command says when the attempts at random puzzles run out with `found` of `count`."""
     return (f"{found} of {count} puzzles found in {attempts} attempts (the limit"
-            f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): a smaller --margin or other "
-            "--min-tricks and --max-tricks find more")
+            f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): {FIND_MORE}")
+
+
+def mined_shortfall(found: int, count: int, deals: int) -> str:
+    """What a command says when the played deals it mined gave `found` of `count` puzzles."""
+    return f"{found} of {count} puzzles found in {deals} played {'deal' if deals == 1 else 'deals'}: {FIND_MORE}"
 
 
 def pretty(puzzle: Puzzle) -> str:

@@ -136,9 +136,9 @@ class TestPerftCommand:
                 assert line["total"] == sum(line["cards"].values()) > 0
 
     def test_a_depth_beyond_the_cards_left_is_an_error_line(self):
-        obj = load_vectors("full")[0]
-        got = answers(run("perft", "--depth", "41", stdin=json.dumps(obj) + "\n"))
-        assert got == [{"error": "depth: 41 is more than the 40 cards left to play"}]
+        obj = next(o for o in load_vectors("full") if o["game"] == "manille")
+        got = answers(run("perft", "--depth", "40", stdin=json.dumps(obj) + "\n"))
+        assert got == [{"error": "depth: 40 is more than the 32 cards left to play"}]
 
     def test_lenient_counts_a_position_whose_hand_sizes_do_not_fit(self):
         uneven = {"game": "malilla", "trump": "D", "leader": "W", "trick": ["JS", "6S", "4D"], "led_suits": "SHC",
@@ -152,6 +152,11 @@ class TestPerftCommand:
     def test_a_depth_below_one_is_refused_before_any_input(self):
         proc = run("perft", "--depth", "0")
         assert proc.returncode == 2 and "--depth: 0 must be at least 1" in proc.stderr
+
+    def test_a_depth_beyond_every_deal_is_refused_before_any_input(self):
+        proc = run("perft", "--depth", "41")
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert "--depth: 41 is more than the 40 cards of a malilla deal, the longest" in proc.stderr
 
     def test_ctrl_c_stops_a_long_count(self, tmp_path):
         position = tmp_path / "deal.jsonl"

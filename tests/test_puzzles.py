@@ -426,8 +426,21 @@ def test_cli_pretty_and_from(tmp_path):
     expected = [p.to_json() for d in deals for p in mine(d, solver=solver)]
     assert lines[:-1] == expected and expected
     assert "error" in lines[-1] and "game" in lines[-1]["error"]
+    # the deals ran out first: stderr says how many were found, the bad line not counted as a deal
+    assert out.stderr.strip() == (f"malilla-dd puzzles: {len(expected)} of 1000 puzzles found in 40 played deals: "
+                                  "a smaller --margin or other --min-tricks and --max-tricks find more")
+    assert run_cli("--from", str(source), "--count", "1").stderr == ""   # one found: the input is left
     out = run_cli("--min-tricks", "9", "--max-tricks", "2")
     assert out.returncode == 2 and "tricks" in out.stderr
+
+
+def test_cli_from_refuses_a_progress_bar_of_attempts(tmp_path):
+    """Played deals are mined, not attempted: --progress would show nothing, so it is refused."""
+    source = tmp_path / "played.jsonl"
+    source.write_text(json.dumps(played_deal("manille", 1)) + "\n")
+    out = run_cli("--from", str(source), "--progress")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "--progress: no effect with --from FILE" in out.stderr
 
 
 def test_cli_from_refuses_more_tricks_than_any_deal_has(tmp_path):
