@@ -35,7 +35,7 @@ from solver.checks import check_whole
 from solver.errors import PositionError
 from solver.failures import ArgumentParser, flag_named, os_failure, parse, settle_stdout
 from solver.jsonlines import blank_line, input_lines
-from solver.perft import Perft, check_depth
+from solver.perft import Perft, check_depth, check_depth_option
 from solver.position import Position
 from solver.puzzles import ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, shortfall
 from solver.quoting import quoted
@@ -415,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                 _check_bits(flag, value, 64 if flag == "--seed" else 32, least)
         if args.trumps is not None:
             table_trumps(args.trumps)   # a trump of some game, none twice: each deal's game is checked with the deal
+        if args.depth is not None:
+            check_depth_option(args.depth, "--depth")
     except ValueError as e:
         parser.error(flag_named(parser, str(e)))
     roots = args.ca.read() if args.ca else None

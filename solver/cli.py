@@ -17,12 +17,12 @@ from .checks import check_whole, parse_size
 from .deal import deal
 from .failures import ArgumentParser, flag_named, os_failure, parse_known, settle_stdout, write_file
 from .jsonlines import blank_line, count_lines, input_file, input_lines, read_stdin_as_utf8, without_surrogates
+from .perft import check_depth_option
 from .position import Position
-from .profiles import LONGEST_DEAL, PROFILES, get_profile
+from .profiles import PROFILES, get_profile
 from .puzzles import (ATTEMPTS_PER_PUZZLE, MARGIN, MAX_TRICKS, MIN_TRICKS, Puzzle, attempt_limit, check_options,
                       generate_attempts, mine, mined_shortfall, shortfall)
 from .puzzles import pretty as pretty_puzzle
-from .quoting import quoted
 from .solve import (DEFAULT_MEMORY, MIN_MEMORY, MODES, OBJECTIVES, TARGET_MODES, SearchStopped, Solution, Solver,
                     check_memory, check_threads, check_timeout)
 from .text import diagram, tricks_text
@@ -591,10 +591,7 @@ def _check_options(args: argparse.Namespace) -> None:
         check_whole("--single-dummy", args.single_dummy, 0)
         _refuse_unused(args, {"--seed": "seed"}, not args.single_dummy, "--single-dummy 0 (the default)")
     if args.command == "perft":
-        check_whole("--depth", args.depth, 1)
-        if args.depth > LONGEST_DEAL.deck_size:
-            raise ValueError(f"--depth: {quoted(args.depth)} is more than the {LONGEST_DEAL.deck_size} cards "
-                             f"of a {LONGEST_DEAL.name} deal, the longest")
+        check_depth_option(args.depth, "--depth")
     if args.command == "advise":
         check_whole("--samples", args.samples, 1)
         if args.goal is not None:

@@ -22,10 +22,11 @@ from . import _core
 from .cards import card_name, sort_key
 from .checks import check_whole
 from .position import Position
+from .profiles import LONGEST_DEAL
 from .quoting import quoted
 from .rules import core_rules, trump_index
 
-__all__ = ["Perft", "check_depth", "count"]
+__all__ = ["Perft", "check_depth", "check_depth_option", "count"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,15 @@ class Perft:
 
     def to_json(self) -> dict[str, Any]:
         return {"depth": self.depth, "total": self.total, "cards": self.cards}
+
+
+def check_depth_option(depth: int, name: str = "depth") -> None:
+    """Raise ValueError naming `name` unless `depth` is a whole number from 1 to the cards of the
+    longest deal: a depth that some position can be counted to (a command's option)."""
+    check_whole(name, depth, 1)
+    if depth > LONGEST_DEAL.deck_size:
+        raise ValueError(f"{name}: {quoted(depth)} is more than the {LONGEST_DEAL.deck_size} cards of a "
+                         f"{LONGEST_DEAL.name} deal, the longest")
 
 
 def check_depth(position: Position, depth: int) -> None:

@@ -794,6 +794,11 @@ class TestClientCommand:
         assert remote.stdout == cli.stdout and len(cli.stdout.splitlines()) == 3
         proc = self.run(server, "perft", "--depth", "10", stdin=json.dumps(MALILLA_MID) + "\n")
         assert json.loads(proc.stdout) == {"error": "depth: 10 is more than the 9 cards left to play"}
+        for tool in cli_and_client(server, "perft", "--depth", "41", stdin=lines[0] + "\n"):
+            # beyond every deal: refused before any input, as malilla-dd refuses it
+            assert tool.returncode == 2 and tool.stdout == ""
+            assert tool.stderr.splitlines()[-1].endswith(
+                "error: --depth: 41 is more than the 40 cards of a malilla deal, the longest")
 
     @pytest.mark.parametrize("address", ["{server}", ""])
     def test_the_address_from_the_environment_and_an_empty_one_as_unset(self, server, address):
