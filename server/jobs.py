@@ -166,9 +166,8 @@ class Budget:
 
     def _timeout(self, timeout: float | None) -> float | None:
         """The next search's or count's timeout: the call's remaining time less ANSWER_MARGIN, or
-        `timeout` if sooner; raises `Stopped` once the job is cancelled or that time has run out."""
-        if self._job.cancelled:
-            raise Stopped()
+        `timeout` if sooner; raises `Stopped` once that time has run out (`_running` checks
+        the cancel, under the job's lock)."""
         remaining = time_left(self._job.context)
         if remaining is not None:
             remaining -= ANSWER_MARGIN
