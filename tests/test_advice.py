@@ -644,3 +644,14 @@ class TestHandMadeOvertrump:
             assert s & mask("KH QH JH") == 0                     # did not overtrump 9H
             assert s & mask("10S AS KS QS JS 9S") == 0           # void in spades
         assert any(n & mask("KH") for n, *_ in layouts) and any(w & mask("KH") for _, _, _, w in layouts)
+
+
+def test_max_attempts_may_equal_the_samples():
+    """Each sample takes one drawn layout at least, so as many attempts as samples is enough
+    when no draw is rejected (a view before any play); one fewer is refused."""
+    obj = played_deal("malilla", 1)
+    view = view_of(obj, obj["play"][:0])
+    a = advise(view, samples=4, seed=1, max_attempts=4, solver=SOLVER)
+    assert (a.samples, a.rejected, a.done) == (4, 0, True)
+    with pytest.raises(ValueError, match="^max_attempts: 3 is fewer than the 4 samples asked for$"):
+        advise(view, samples=4, seed=1, max_attempts=3, solver=SOLVER)

@@ -617,3 +617,34 @@ def test_an_address_that_is_no_scheduler_is_named(monkeypatch, banner):
         listener.close()
         for peer in held:
             peer.close()
+
+
+@pytest.mark.parametrize("options", [{"chunk": batch.MAX_CHUNK}, {"workers": batch.MAX_WORKERS}],
+                         ids=["chunk", "workers"])
+def test_the_largest_chunk_and_worker_count_allowed_are_accepted(options, no_work):
+    """The limits are inclusive: the run gets past its checks to the start of its cluster
+    (which `no_work` stops)."""
+    with pytest.raises(AssertionError, match="a cluster was started"):
+        run_batch("solve", None, game="malilla", deals=2, **options)
+
+
+def test_resume_after_only_the_first_item_checks_and_skips_it(cluster, tmp_path):
+    """An output that answers item 0 alone is resumed as any other: an input whose item 0
+    changed is refused before any work, and item 0 is not solved again."""
+    _, client = cluster
+    items = [json.dumps(generated_item("solve", "manille", 3, i)) for i in range(2)]
+    out = tmp_path / "out.jsonl"
+    assert run_batch("solve", str(out), client=client, source=io.StringIO(items[0] + "\n"))["done"] == 1
+    before = out.read_bytes()
+    with pytest.raises(ValueError, match=re.escape(f"output: {out} answers another input (item 0")):
+        run_batch("solve", str(out), client=client, source=io.StringIO(items[1] + "\n" + items[0] + "\n"))
+    assert out.read_bytes() == before
+    assert run_batch("solve", str(out), client=client, source=io.StringIO("\n".join(items) + "\n")) == \
+        {"done": 1, "skipped": 1, "total": 2}
+    assert [line["index"] for line in read_lines(out)] == [0, 1]
+
+
+def test_a_chunk_holds_at_most_chunk_items():
+    """--chunk N: the items go out N at a time (the last chunk may hold fewer)."""
+    chunks = list(batch._chunks(enumerate("abcde"), 2))
+    assert [[i for i, _ in c] for c in chunks] == [[0, 1], [2, 3], [4]]

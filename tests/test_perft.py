@@ -10,6 +10,8 @@ import pytest
 
 from conftest import ctrl_c_as_python_takes_it, load_vectors
 from solver import Position, PositionError
+from solver.perft import check_depth_option
+from solver.profiles import LONGEST_DEAL
 from solver.solve import SearchStopped, SearchTimeout, Solver
 
 
@@ -159,3 +161,10 @@ def test_the_counts_after_a_stopped_count_are_exact(solver, full_deal):
     counted = solver.perft(full_deal, 8)
     assert counted.total == 4261 and counted == Solver().perft(full_deal, 8)
     assert solver.solve(full_deal).values == load_vectors("full")[0]["values"]
+
+
+def test_the_depth_option_goes_up_to_the_cards_of_the_longest_deal():
+    """`--depth 40` is a whole malilla deal: accepted; one more is refused."""
+    check_depth_option(LONGEST_DEAL.deck_size, "--depth")
+    with pytest.raises(ValueError, match=f"^--depth: {LONGEST_DEAL.deck_size + 1} is more than"):
+        check_depth_option(LONGEST_DEAL.deck_size + 1, "--depth")

@@ -883,3 +883,19 @@ class TestClientCommand:
         monkeypatch.setattr(Client, "health", health)
         assert client_main(["health", "--timeout", timeout, "--address", f"127.0.0.1:{server.port}"]) == 0
         assert (asked, capsys.readouterr().out) == ([deadline], "SERVING\n")
+
+
+def test_a_refused_stream_item_echoes_an_id_of_the_longest_length(stub):
+    """An id of exactly tasks.MAX_ID characters is echoed in its item's error too, not only in a solution."""
+    longest = "x" * tasks.MAX_ID
+    requests = [solve_request(bad(MALILLA_MID, trump="Z"), request_id=longest)]
+    responses = list(stub.SolveStream(iter(requests), timeout=30))
+    assert [(r.id, r.WhichOneof("result")) for r in responses] == [(longest, "error")]
+    assert responses[0].error.field_violations[0].field == "position.trump"
+
+
+def test_a_target_outside_the_target_modes_is_refused_in_the_service_words(stub):
+    """Refused when read, naming the proto's modes, before any work."""
+    with pytest.raises(grpc.RpcError) as info:
+        stub.Solve(solve_request(MALILLA_MID, mode=pb.MODE_BEST, target=5), timeout=10)
+    assert violations(info.value) == [("target", "a target goes with MODE_TARGET or MODE_TARGETS only")]

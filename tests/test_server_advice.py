@@ -183,3 +183,21 @@ def test_no_step_is_worked_out_for_a_client_that_stops_reading(monkeypatch):
         assert server.service.admission.active == 1   # while the call is still open
         stream.cancel()
         channel.close()
+
+
+def test_without_progress_every_a_partial_answer_follows_every_ten_samples(stub):
+    """The proto's default for an unset progress_every is 10, as the library's `every`."""
+    view = a_view()
+    request = pb.AdviseRequest(view=convert.view_message(view), samples=12, seed=2)
+    items = [convert.advice_json(m) for m in stub.Advise(request, timeout=60)]
+    assert [(i["samples"], i["done"]) for i in items] == [(10, False), (12, True)]
+    assert items == [a.to_json() for a in advise_iter(view, 12, 2)]
+
+
+def test_a_goal_of_zero_is_accepted(stub):
+    """Goal 0 is the least allowed (every sample reaches it), not a bad field."""
+    view = a_view()
+    request = pb.AdviseRequest(view=convert.view_message(view), samples=3, seed=2, goal=0)
+    items = [convert.advice_json(m) for m in stub.Advise(request, timeout=60)]
+    assert items[-1] == advise(view, samples=3, seed=2, goal=0).to_json()
+    assert all(c["goal"] == 1 for c in items[-1]["cards"])

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, capot_thrown, start_of
-from server import convert
+from server import convert, tasks
 from server._proto import pb
 from server.client import Client, InvalidRequest, RemoteError
 from server_fixtures import (assert_field_error, channel_to, cli_and_client, easy_position, full_deal, hard_deal,
@@ -665,3 +665,14 @@ class TestNoDealHurtsTheServer:
 
     def test_still_serving_afterwards(self, stub):
         assert stub.Table(table_request(TABLES["manille-dealer"]), timeout=10).table.table
+
+
+def test_the_most_single_dummy_samples_are_accepted():
+    """The range of single_dummy is inclusive: tasks.MAX_ADVICE_SAMPLES samples are read, one more is refused."""
+    deal_msg = convert.played_deal_message(MANILLE_PLAYED)
+    task = tasks.read_analyze_request(pb.AnalyzePlayRequest(deal=deal_msg, single_dummy=tasks.MAX_ADVICE_SAMPLES))
+    assert task.single_dummy == tasks.MAX_ADVICE_SAMPLES
+    too_many = tasks.MAX_ADVICE_SAMPLES + 1
+    with pytest.raises(tasks.BadRequest) as info:
+        tasks.read_analyze_request(pb.AnalyzePlayRequest(deal=deal_msg, single_dummy=too_many))
+    assert info.value.violations == [("single_dummy", f"{too_many} is not between 0 and {tasks.MAX_ADVICE_SAMPLES}")]

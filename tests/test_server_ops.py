@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 
 import grpc
 import pytest
@@ -24,7 +25,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from conftest import PROJECT, helpers_running, load_vectors, played_deal
-from server import convert
+from server import convert, jobs
 from server._proto import SERVICE_NAME, pb
 from server.client import Client, InvalidRequest, RemoteError, holds_certificates
 from server.config import Config, add_arguments, config_from_args
@@ -205,6 +206,28 @@ class TestCallLimit:
                     if r.name == "malilla_dd.access"]
         assert sorted(statuses) == ["GeneratePuzzles status=DEADLINE_EXCEEDED", "Solve status=DEADLINE_EXCEEDED",
                                     "Solve status=OK", "SolveStream status=DEADLINE_EXCEEDED"]
+
+    def test_a_stream_whose_time_runs_out_between_answers_is_not_ended_ok(self, monkeypatch, caplog):
+        """Both requests are in and the stream closed, but the limit passes while the first
+        answer is being sent: the second is not answered, so the call ends at the limit."""
+        caplog.set_level(logging.INFO, logger="malilla_dd.access")
+        solution_message = convert.solution_message
+
+        def slow_to_send(*args):
+            time.sleep(0.35)   # past the 0.25 s limit
+            return solution_message(*args)
+
+        monkeypatch.setattr(convert, "solution_message", slow_to_send)
+        requests = [solve_request(easy_position(), request_id=i) for i in "ab"]
+        with running_server(workers=1, max_call_seconds=0.25) as server:
+            channel = channel_to(server)
+            stream = stub_of(channel).SolveStream(iter(requests))
+            assert next(stream).id == "a"
+            error = self.ended(stream)
+            assert (error.code(), error.details()) == (grpc.StatusCode.DEADLINE_EXCEEDED, self.LIMIT)
+            channel.close()
+        assert [r.getMessage().split(" latency")[0].rsplit("/", 1)[1] for r in caplog.records
+                if r.name == "malilla_dd.access"] == ["SolveStream status=DEADLINE_EXCEEDED"]
 
     def test_a_count_ends_at_the_limit(self):
         with running_server(workers=1, max_call_seconds=0.25) as server:
@@ -1049,3 +1072,25 @@ def test_a_client_error_pickles_whole(error):
     twin = pickle.loads(pickle.dumps(error))
     assert (type(twin), str(twin), twin.code, twin.details, twin.violations) == \
         (type(error), str(error), error.code, error.details, error.violations)
+
+
+def test_a_cancel_that_comes_as_a_search_starts_keeps_it_from_running():
+    """The job's cancel can come as the search's timeout is worked out, before its solver is
+    the job's: the search must not start then, or nothing would stop it."""
+    class CancelledMeanwhile:
+        def time_remaining(self):
+            job.cancel()   # as if the client went away at this moment
+            return None
+
+    job = jobs.Job(None, CancelledMeanwhile())
+    with pytest.raises(jobs.Stopped):
+        jobs.Budget(job, Solver(1 << 20)).solve(Position.from_json(easy_position()))
+    assert job.solver is None
+
+
+def test_a_cancel_while_queued_keeps_the_job_from_ever_running():
+    """A job still waiting for a worker has its future cancelled, so the pool never runs it."""
+    job = jobs.Job(None, None)
+    job.future = Future()   # submitted, not yet taken by a worker
+    job.cancel()
+    assert job.cancelled and job.future.cancelled()
