@@ -22,7 +22,7 @@ from .cards import (SEATS, SUITS, CardError, card_name, cards_of, check_seat, fo
 from .errors import IllegalPlay, PositionError
 from .jsonlines import json_object
 from .profiles import Profile, as_profile, get_profile
-from .quoting import n_cards, quoted
+from .quoting import n_cards, n_tricks, quoted
 from .rules import core_rules, refusal, trump_index
 
 __all__ = ["Position"]
@@ -422,7 +422,7 @@ class Position:
     def _check_history(self, history: tuple[tuple[int, ...], ...]) -> None:
         """The history holds every completed trick, and the first leader is the one it leads back to."""
         if len(history) != self.tricks_played:
-            raise PositionError("history", f"{len(history)} tricks, but the hands show "
+            raise PositionError("history", f"{n_tricks(len(history))}, but the hands show "
                                 f"{self.tricks_played} played: the history must go back to the first trick")
         led = self._led_by(history)
         if self.profile.protected_rank is not None and self.led != led:
@@ -441,8 +441,8 @@ class Position:
                                 f"{self.profile.cards_per_hand} cards")
         if len({h.bit_count() for h in self._hands_before_trick()}) != 1:
             detail = " ".join(f"{SEATS[s]}={sizes[s]}" for s in range(4))
-            raise PositionError("hands", f"sizes {detail} do not fit a trick of {len(self.trick)} "
-                                f"card(s) led by {SEATS[self.leader]}")
+            raise PositionError("hands", f"sizes {detail} do not fit a trick of "
+                                f"{n_cards(len(self.trick))} led by {SEATS[self.leader]}")
 
     def _hands_before_trick(self) -> list[int]:
         """The hands as they were when the trick in progress was led."""

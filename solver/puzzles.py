@@ -66,7 +66,7 @@ from .checks import check_whole
 from .deal import deal, seeded
 from .position import Position
 from .profiles import LONGEST_DEAL, Profile, as_profile
-from .quoting import quoted
+from .quoting import n_tricks, quoted
 from .rules import trump_index
 from .scoring import points_range
 from .solve import Searcher, Solution, Solver, solver_given
@@ -424,7 +424,7 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
     check_whole("margin", margin, 1)
     most = points_range(profile, max_tricks)[1]
     if margin > most:
-        raise ValueError(f"margin: {quoted(margin)} is more than the {most} points {max_tricks} tricks of a "
+        raise ValueError(f"margin: {quoted(margin)} is more than the {most} points {n_tricks(max_tricks)} of a "
                          f"{profile.name} deal can hold: no card falls short by it")
     check_whole("count", count, 1)
 

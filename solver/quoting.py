@@ -1,4 +1,4 @@
-"""Words of error messages: input text echoed, kept short, and counts of cards."""
+"""Words of error messages: input text echoed, kept short, and counts of cards and tricks."""
 from __future__ import annotations
 
 import reprlib
@@ -34,3 +34,8 @@ def quoted(value: object) -> str:
 def n_cards(n: int) -> str:
     """``1 card``, ``2 cards``."""
     return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def n_tricks(n: int) -> str:
+    """``1 trick``, ``2 tricks``."""
+    return f"{n} trick" if n == 1 else f"{n} tricks"

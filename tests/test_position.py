@@ -1062,7 +1062,7 @@ class TestPositionBuiltByHand:
         (dict(history=((16, 17, 18),)), "history[0]", "expected a completed trick of 4 cards"),
         (dict(pending_doubling=True, profile=get_profile("malilla")), "pending_doubling",
          "malilla has no doubling after a tie"),
-        (dict(hands=(3, 4, 8, 16)), "hands", "sizes N=2 E=1 S=1 W=1 do not fit a trick of 0 card(s) led by N"),
+        (dict(hands=(3, 4, 8, 16)), "hands", "sizes N=2 E=1 S=1 W=1 do not fit a trick of 0 cards led by N"),
         (dict(leader=1.0), "leader", "1.0 is not a seat (0 to 3: N E S W)"),
         (dict(first_leader=9), "first_leader", "9 is not a seat (0 to 3: N E S W)"),
         (dict(history=()), "history", "0 tricks, but the hands show 7 played: the history must go back to "
@@ -1091,6 +1091,10 @@ class TestPositionBuiltByHand:
         class Number(int):
             pass
 
+        (dict(history=((16, 17, 18, 19),)), "history", "1 trick, but the hands show 7 played: the history must "
+         "go back to the first trick"),
+        (dict(hands=(3, 4, 8, 1 << 16), trick=(5,)), "hands",
+         "sizes N=2 E=1 S=1 W=1 do not fit a trick of 1 card led by N"),
         position = Position.from_json({k: v for k, v in played_deal("manille", 3).items() if k != "play"})
         for _ in range(5):
             position = position.play(position.legal_moves()[0])

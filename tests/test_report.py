@@ -211,7 +211,7 @@ class TestDealScorePage:
         assert button.attrs["title"].startswith("E played 8\u2665: cost 30, losing the capot. E-W 60 match points "
                                                 "before, 30 after. Best: ")
         assert "\u221230" in button.all_text() and "big" in button.attrs["class"].split()
-        assert "<th>cost (match points)</th>" in page and "11 card(s) analysed in match points" in page
+        assert "<th>cost (match points)</th>" in page and "11 cards analysed in match points" in page
 
     def test_in_points_the_card_is_marked_capot(self, capot) -> None:
         (button, *_) = Tree(render_report([capot["points"]])).root.find_all("button", "play")
