@@ -400,6 +400,7 @@ def test_a_cards_running_sums_give_the_statistics_of_its_values(values, goal):
 
 @pytest.mark.parametrize("change, field, problem", [
     ({"hand": "ZZ " * 33}, "hand", "more than 32 cards; the manille deck has 32"),
+    ({"hand": ["ZZ"] * 33}, "hand", "33 cards; the manille deck has 32"),
     ({"play": ["ZZ"] * 32}, "play", "the deal is over: nothing is left to play"),
 ])
 def test_too_many_cards_of_a_view_are_refused_by_their_count_before_any_is_read(change, field, problem):
@@ -426,11 +427,30 @@ def test_a_misspelt_key_of_a_view_is_named_with_the_key_it_resembles():
     ({"goal": -5}, "goal: -5 must be at least 0"),
     ({"goal": float("nan")}, "goal: nan is not a whole number"),
     ({"seed": "x"}, "seed: 'x' is not a whole number"),
+    ({"samples": 3, "max_attempts": 2}, "max_attempts: 2 is fewer than the 3 samples asked for"),
 ])
 def test_bad_options_name_the_option(options, message):
     obj = played_deal("malilla", 1)
     with pytest.raises(ValueError, match=message):
         next(advise_iter(view_of(obj, obj["play"][:6]), solver=SOLVER, **options))
+
+
+def test_one_rejected_draw_too_many_is_too_few_layouts(monkeypatch):
+    """With max_attempts equal to the samples, one draw the play contradicts leaves a sample short: refused."""
+    drawn = advice_module.drawn_layouts
+
+    def one_rejected(view, rng, limit):
+        draws = drawn(view, rng, limit)
+        next(draws)
+        yield None
+        yield from draws
+
+    monkeypatch.setattr(advice_module, "drawn_layouts", one_rejected)
+    obj = played_deal("malilla", 1)
+    with pytest.raises(ValueError) as err:
+        advise(view_of(obj, obj["play"][:6]), samples=3, seed=0, max_attempts=3, solver=SOLVER)
+    assert str(err.value) == ("1 of 3 drawn layouts contradicted the play (max_attempts 3): too few consistent "
+                              "layouts were found")
 
 
 @pytest.mark.parametrize("options, message", [
@@ -453,6 +473,36 @@ def test_a_shown_card_in_the_viewers_hand_is_named():
     with pytest.raises(PositionError) as e:
         View.from_json(view)
     assert (e.value.field, e.value.problem) == ("shown", "QD is in your hand (E), not the dealer N's")
+
+
+def test_a_shown_card_played_by_another_seat_is_named():
+    """The dealer (N) shows KD, but W played it: the shown card goes back to the dealer's hand."""
+    obj = played_deal("malilla", 0)
+    view = {**view_of(obj, obj["play"][:8]), "shown": "KD"}
+    assert (view["dealer"], view["trump"]) == ("N", "D") and "KD" in view["play"]
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == ("shown", "KD was played by W, not the dealer")
+
+
+def test_a_dealer_viewer_must_hold_its_own_shown_card():
+    """N deals and views: a shown card neither played nor in N's hand cannot be N's."""
+    obj = played_deal("malilla", 0)
+    view = {**view_of(obj, obj["play"][:3]), "shown": "7D"}
+    assert (view["seat"], view["dealer"], view["trump"]) == ("N", "N", "D")
+    assert "7D" not in view["hand"].split() + view["play"]
+    with pytest.raises(PositionError) as e:
+        View.from_json(view)
+    assert (e.value.field, e.value.problem) == ("shown", "7D is not in your hand")
+
+
+def test_a_card_played_twice_in_a_view_is_named_by_its_place():
+    obj = played_deal("manille", 1)
+    view = view_of(obj, obj["play"][:6])
+    play = view["play"][:5] + [view["play"][0]]
+    with pytest.raises(PositionError) as e:
+        View.from_json({**view, "play": play})
+    assert (e.value.field, e.value.problem) == ("play[5]", "8H appears twice (also in play)")
 
 
 def test_a_shown_card_of_another_suit_where_it_does_not_fix_trump():

@@ -621,6 +621,23 @@ class TestPlayedDealInput:
             analyze(PlayedDeal(replace(later, history=None), read.play[1:], read.dealer), Solver(SMALL))
 
 
+def test_a_malilla_capot_with_perfect_play_is_noted_for_the_side_that_makes_it():
+    """N (the dealer) holds every trump, so N-S take every trick with perfect play, which wins a Malilla match."""
+    obj = {"game": "malilla", "trump": "S", "leader": "W", "dealer": "N", "shown": "7S", "play": [],
+           "hands": {"N": "7S AS KS QS JS 6S 5S 4S 3S 2S", "S": "7H AH KH QH JH 6H 5H 4H 3H 2H",
+                     "E": "7D AD KD QD JD 6D 5D 4D 3D 2D", "W": "7C AC KC QC JC 6C 5C 4C 3C 2C"}}
+    result = analyze(obj, Solver(SMALL)).result
+    assert (result.dd_capot, result.dd_points) == (True, (70, 0))
+    assert result.notes[-1] == "with perfect play N-S take every trick, which wins the match at once"
+
+
+def test_one_single_dummy_sample_gives_verdicts():
+    """single_dummy=1 is one sampled layout a card, not none: each card with a choice gets its verdict."""
+    analysis = analyze(played_deal("manille", 3), Solver(SMALL), single_dummy=1)
+    assert analysis.cards[0].single_dummy is not None and analysis.cards[0].single_dummy["samples"] == 1
+    assert sum(c.single_dummy is not None for c in analysis.cards) == 19
+
+
 def test_single_dummy_samples_cannot_be_negative():
     with pytest.raises(ValueError, match=r"^single_dummy: -1 must be at least 0$"):
         analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)

@@ -354,6 +354,11 @@ def test_a_bad_option_is_refused_before_any_input(args, message):
     assert f"malilla-dd {args[0]}: error: {message}" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_advise_samples_100_layouts_by_default():
+    """As its help says, and as the library's `advise` does."""
+    assert build_parser().parse_args(["advise"]).samples == 100
+
+
 @pytest.mark.parametrize("size", ["1048576", "1M", "1MiB", "1024k"])
 def test_memory_is_read_as_serve_reads_it(size):
     for command in (["solve"], ["demo"], ["analyze"], ["table"], ["puzzles"], ["batch", "solve"], ["advise"]):

@@ -215,6 +215,12 @@ class TestPlay:
             pos.play("10H")                                   # not a Malilla card
         assert err.value.field == "card"
 
+    def test_play_of_a_card_another_seat_holds_names_the_seat_to_move(self):
+        """N leads, and the rules never get to ask about KH: N does not hold it (W does)."""
+        with pytest.raises(IllegalPlay) as err:
+            self.two_tricks().play("KH")
+        assert (err.value.field, err.value.problem) == ("card", "N does not hold KH")
+
     @pytest.mark.parametrize("card", [None, -1, 10, 64, 999, True, 2.0])
     def test_play_of_something_that_is_no_card(self, card):
         """Cards are names or the deck's own indices (0-9 in a suit of Malilla's 16 slots)."""
@@ -740,6 +746,22 @@ class TestMalformedPositions:
             Position.from_json(obj, strict=False)
         assert (err.value.field, err.value.problem) == ("hands.N", "more than 32 cards; the manille deck has 32")
 
+    def test_a_lenient_hand_given_as_a_list_may_not_hold_more_cards_than_the_deck(self):
+        """A list is refused by its count too, before any of its cards is read."""
+        obj = {**{k: v for k, v in played_deal("manille", 1).items() if k != "play"},
+               "hands": {"N": ["ZZ"] * 33, "E": "", "S": "", "W": ""}}
+        with pytest.raises(PositionError) as err:
+            Position.from_json(obj, strict=False)
+        assert (err.value.field, err.value.problem) == ("hands.N", "33 cards; the manille deck has 32")
+
+    def test_a_seat_given_twice_in_two_cases_is_refused(self):
+        """``N`` and ``n`` name one seat: the second hand is not quietly taken over the first."""
+        obj = {k: v for k, v in played_deal("manille", 1).items() if k != "play"}
+        hands = {**obj["hands"], "n": obj["hands"]["N"]}
+        with pytest.raises(PositionError) as err:
+            Position.from_json({**obj, "hands": hands})
+        assert (err.value.field, err.value.problem) == ("hands", "a seat is given twice")
+
     def test_a_surrogate_pair_escape_is_text(self):
         obj = {k: v for k, v in played_deal("malilla", 1).items() if k != "play"}
         text = json.dumps({**obj, "comment": "\U0001F0A1"})
@@ -774,6 +796,8 @@ class TestMalformedPositions:
         assert Position.from_json(extra).to_json() == Position.from_json(obj).to_json()
         long = {**obj, "x" * 10 ** 6: 1}   # far longer than any key it could be a misspelling of
         assert Position.from_json(long).to_json() == Position.from_json(obj).to_json()
+        short = {**obj, "tr": 1}   # two letters begin trick and trump, but are too short to be one cut short
+        assert Position.from_json(short).to_json() == Position.from_json(obj).to_json()
 
     @pytest.mark.parametrize("game, change, field, problem", [
         ("malilla", {"dealer": "Q"}, "dealer", "'Q' is not a seat"),
@@ -1067,8 +1091,19 @@ class TestPositionBuiltByHand:
         (dict(first_leader=9), "first_leader", "9 is not a seat (0 to 3: N E S W)"),
         (dict(history=()), "history", "0 tricks, but the hands show 7 played: the history must go back to "
          "the first trick"),
+        (dict(history=((16, 17, 18, 19),)), "history", "1 trick, but the hands show 7 played: the history must "
+         "go back to the first trick"),
+        (dict(hands=(3, 4, 8, 1 << 16), trick=(5,)), "hands",
+         "sizes N=2 E=1 S=1 W=1 do not fit a trick of 1 card led by N"),
         (dict(history=[]), "history", "expected a tuple of completed tricks, or None"),
         (dict(led=0.0), "led_suits", "0.0 is not a set of suits (a mask of 4 bits)"),
+        (dict(led=16), "led_suits", "16 is not a set of suits (a mask of 4 bits)"),
+        (dict(led=True), "led_suits", "True is not a set of suits (a mask of 4 bits)"),
+        (dict(leader=None), "leader", "None is not a seat (0 to 3: N E S W)"),
+        (dict(trick=(16, 17, 18, 19)), "trick", "expected at most 3 cards"),
+        (dict(hands=(True, 2, 4, 8)), "hands.N", "not a mask of cards of the manille deck"),
+        (dict(hands=(0x100FF, 0xFE0000 | 1 << 32, 0xFE << 32 | 1 << 48, 0xFE << 48)), "hands",
+         "a manille hand holds at most 8 cards"),
     ])
     def test_bad_fields_are_named(self, fields, field, problem):
         position = Position(**{**dict(profile=get_profile("manille"), trump="S", hands=(1, 2, 4, 8), leader=0),
@@ -1091,10 +1126,6 @@ class TestPositionBuiltByHand:
         class Number(int):
             pass
 
-        (dict(history=((16, 17, 18, 19),)), "history", "1 trick, but the hands show 7 played: the history must "
-         "go back to the first trick"),
-        (dict(hands=(3, 4, 8, 1 << 16), trick=(5,)), "hands",
-         "sizes N=2 E=1 S=1 W=1 do not fit a trick of 1 card led by N"),
         position = Position.from_json({k: v for k, v in played_deal("manille", 3).items() if k != "play"})
         for _ in range(5):
             position = position.play(position.legal_moves()[0])

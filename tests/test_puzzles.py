@@ -14,8 +14,8 @@ from solver import IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import PlayedDeal
 from solver.cards import card_points, parse_card
 from solver import puzzles
-from solver.puzzles import (TAGS, Puzzle, check_position, generate, mine, natural_cards, pretty, rating_of,
-                            tags_of)
+from solver.puzzles import (TAGS, Puzzle, check_options, check_position, generate, mine, natural_cards, pretty,
+                            rating_of, tags_of)
 from solver.solve import Solver
 
 GAMES = ("malilla", "manille")
@@ -154,6 +154,24 @@ def test_bad_options():
     with pytest.raises(PositionError) as err:
         next(mine({**played_deal("malilla", 1), "play": [["7S"]]}))
     assert err.value.field == "play"
+
+
+def test_the_bounds_of_the_options_are_allowed():
+    """One number of tricks (min = max) and a margin of every point one trick holds are options that can be met."""
+    manille = get_profile("manille")
+    assert check_options(2, 2, 1, manille) is None
+    assert check_options(1, 1, 20, manille) is None   # four 10s: 20 points
+    with pytest.raises(ValueError) as err:
+        check_options(1, 1, 21, manille)
+    assert str(err.value) == "margin: 21 is more than the 20 points 1 trick of a manille deal can hold: no card " \
+                             "falls short by it"
+
+
+def test_a_mined_puzzle_may_have_exactly_the_most_tricks_asked_for():
+    """Manille deal 1 holds one puzzle, two tricks from the end: mined with 2 tricks as both bounds, it is found."""
+    (puzzle,) = mine(played_deal("manille", 1), min_tricks=1, max_tricks=8)
+    assert [len(puzzle.position.hand(seat)) for seat in "NESW"] == [2, 2, 2, 2]
+    assert [p.to_json() for p in mine(played_deal("manille", 1), min_tricks=2, max_tricks=2)] == [puzzle.to_json()]
 
 
 def test_an_illegal_card_in_a_mined_deal_names_its_place_in_the_play():

@@ -8,7 +8,7 @@ import pytest
 
 from solver import cards
 from solver.profiles import MALILLA, MANILLE
-from solver.scoring import DealScore, Match, score_deal
+from solver.scoring import DealScore, Match, check_points, score_deal
 
 N, E, S, W = range(4)
 NS, EW = 0, 1
@@ -466,3 +466,11 @@ def test_a_deal_of_odd_total_gives_the_losers_minus_what_the_winners_score():
         score = score_deal(variant, (ns, 69 - ns), tricks, "S").score
         assert side_score(variant, ns, False, "S") == score[0] - score[1]
         assert side_score(variant, 69 - ns, False, "S") == score[1] - score[0]
+
+
+def test_points_above_the_deal_total_are_refused():
+    """A side takes at most every point of the deal: 70 in Malilla, and not one more."""
+    assert check_points(70, MALILLA) is None
+    with pytest.raises(ValueError) as err:
+        check_points(71, MALILLA)
+    assert str(err.value) == "points: 71 is more than the 70 points of a malilla deal"

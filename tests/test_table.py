@@ -155,6 +155,23 @@ class TestParMalilla:
 
 
 class TestInput:
+    def test_the_par_dealer_defaults_to_the_seat_before_the_leader(self) -> None:
+        """Manille is dealt clockwise: S deals, so W leads and S is the par's dealer when none is given."""
+        position = Position.from_json(seeded("manille", 3, 2))
+        assert SEATS[position.leader] == "W"
+        assert [par.dealer for par in dd_table(position, Solver(SMALL)).par] == ["S"]
+
+    def test_a_position_after_whole_tricks_is_refused_naming_its_history(self) -> None:
+        """After a completed trick nothing is in progress: the history is the field that shows the play."""
+        position = Position.from_json(seeded("manille", 3, 2))
+        for _ in range(4):
+            position = position.play(position.legal_moves()[0])
+        assert position.trick == () and len(position.history) == 1
+        with pytest.raises(PositionError) as err:
+            dd_table(position, Solver(SMALL))
+        assert (err.value.field, err.value.problem) == ("history", "a table needs a full deal: four full hands "
+                                                                   "and no card played")
+
     def test_trump_and_leader_are_optional(self) -> None:
         obj = seeded("malilla", 2, 0)
         bare = {k: v for k, v in obj.items() if k not in ("trump", "leader", "to_move", "dealer")}
