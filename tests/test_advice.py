@@ -465,35 +465,22 @@ def test_consistent_layouts_names_a_bad_option(options, message):
         consistent_layouts(View.from_json(view_of(obj, obj["play"][:6])), **options)
 
 
-def test_a_shown_card_in_the_viewers_hand_is_named():
-    """The viewer (E) is not the dealer (N), so the dealer's shown card cannot be in its hand."""
+@pytest.mark.parametrize("played, changes, problem", [
+    # the viewer (E) is not the dealer (N), so the dealer's shown card cannot be in its hand
+    (6, {"shown": "QD", "dealer": "N"}, "QD is in your hand (E), not the dealer N's"),
+    # the dealer (N) shows KD, but W played it: the shown card goes back to the dealer's hand
+    (8, {"shown": "KD"}, "KD was played by W, not the dealer"),
+    # N deals and views: a shown card neither played nor in N's hand cannot be N's
+    (3, {"shown": "7D"}, "7D is not in your hand"),
+], ids=["in-the-viewers-hand", "played-by-another-seat", "not-in-the-dealers-own-hand"])
+def test_a_shown_card_the_dealer_cannot_hold_is_named(played, changes, problem):
+    """Malilla deal 0, trump D, dealt by N."""
     obj = played_deal("malilla", 0)
-    view = {**view_of(obj, obj["play"][:6]), "shown": "QD", "dealer": "N"}
-    assert (view["seat"], view["trump"]) == ("E", "D") and "QD" in view["hand"].split()
+    view = {**view_of(obj, obj["play"][:played]), **changes}
+    assert (view["dealer"], view["trump"]) == ("N", "D")
     with pytest.raises(PositionError) as e:
         View.from_json(view)
-    assert (e.value.field, e.value.problem) == ("shown", "QD is in your hand (E), not the dealer N's")
-
-
-def test_a_shown_card_played_by_another_seat_is_named():
-    """The dealer (N) shows KD, but W played it: the shown card goes back to the dealer's hand."""
-    obj = played_deal("malilla", 0)
-    view = {**view_of(obj, obj["play"][:8]), "shown": "KD"}
-    assert (view["dealer"], view["trump"]) == ("N", "D") and "KD" in view["play"]
-    with pytest.raises(PositionError) as e:
-        View.from_json(view)
-    assert (e.value.field, e.value.problem) == ("shown", "KD was played by W, not the dealer")
-
-
-def test_a_dealer_viewer_must_hold_its_own_shown_card():
-    """N deals and views: a shown card neither played nor in N's hand cannot be N's."""
-    obj = played_deal("malilla", 0)
-    view = {**view_of(obj, obj["play"][:3]), "shown": "7D"}
-    assert (view["seat"], view["dealer"], view["trump"]) == ("N", "N", "D")
-    assert "7D" not in view["hand"].split() + view["play"]
-    with pytest.raises(PositionError) as e:
-        View.from_json(view)
-    assert (e.value.field, e.value.problem) == ("shown", "7D is not in your hand")
+    assert (e.value.field, e.value.problem) == ("shown", problem)
 
 
 def test_a_card_played_twice_in_a_view_is_named_by_its_place():
