@@ -35,7 +35,7 @@ from .errors import IllegalPlay, PositionError
 from .jsonlines import json_object
 from .position import Position, card_texts, check_dealer_holds_trump, read_dealer, read_shown
 from .profiles import Profile
-from .quoting import n_cards, quoted
+from .quoting import counted, quoted
 from .scoring import SIDE_NAMES, DealScore, check_points, deal_multiplier, score_deal, side_score
 from .solve import Searcher, Solution, check_objective, default_solver, solver_given
 
@@ -164,7 +164,7 @@ class PlayedDeal:
         items = card_texts(raw, "play", profile)
         limit = profile.deck_size
         if len(items) > limit:
-            raise PositionError("play", f"{n_cards(len(items))}; a {profile.name} deal has {limit}")
+            raise PositionError("play", f"{counted(len(items), 'card')}; a {profile.name} deal has {limit}")
         play: list[str] = []
         for i, text in enumerate(items):
             try:

@@ -22,7 +22,7 @@ from .cards import (SEATS, SUITS, CardError, card_name, cards_of, check_seat, fo
 from .errors import IllegalPlay, PositionError
 from .jsonlines import json_object
 from .profiles import Profile, as_profile, get_profile
-from .quoting import n_cards, n_tricks, quoted
+from .quoting import counted, quoted
 from .rules import core_rules, refusal, trump_index
 
 __all__ = ["Position"]
@@ -214,7 +214,7 @@ class Position:
         if not isinstance(trick_raw, list) or not all(isinstance(card, str) for card in trick_raw):
             raise PositionError("trick", "expected a list of card strings")
         if len(trick_raw) > 3:
-            raise PositionError("trick", f"{n_cards(len(trick_raw))}; a trick in progress has at most 3")
+            raise PositionError("trick", f"{counted(len(trick_raw), 'card')}; a trick in progress has at most 3")
         trick = cards_field(trick_raw, profile, "trick", indexed=True)
         history = cls._read_history(obj.get("history"), profile)
         seen: dict[int, str] = {}
@@ -288,10 +288,10 @@ class Position:
                 raise PositionError("hands", f"missing seat {seat}")
             texts = card_texts(upper[seat], f"hands.{seat}", profile)
             if strict and len(texts) > profile.cards_per_hand:
-                raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; a {profile.name} hand holds "
+                raise PositionError(f"hands.{seat}", f"{counted(len(texts), 'card')}; a {profile.name} hand holds "
                                     f"at most {profile.cards_per_hand}")
             if len(texts) > profile.deck_size:
-                raise PositionError(f"hands.{seat}", f"{n_cards(len(texts))}; the {profile.name} deck has "
+                raise PositionError(f"hands.{seat}", f"{counted(len(texts), 'card')}; the {profile.name} deck has "
                                     f"{profile.deck_size}")
             hands.append(cards_field(texts, profile, f"hands.{seat}"))
         return hands
@@ -307,7 +307,7 @@ class Position:
         for i, t in enumerate(value):
             texts = card_texts(t, f"history[{i}]", profile)
             if len(texts) != 4:
-                raise PositionError(f"history[{i}]", f"{n_cards(len(texts))}; a completed trick has 4")
+                raise PositionError(f"history[{i}]", f"{counted(len(texts), 'card')}; a completed trick has 4")
             tricks.append(cards_field(texts, profile, f"history[{i}]", indexed=True))
         return tricks
 
@@ -422,7 +422,7 @@ class Position:
     def _check_history(self, history: tuple[tuple[int, ...], ...]) -> None:
         """The history holds every completed trick, and the first leader is the one it leads back to."""
         if len(history) != self.tricks_played:
-            raise PositionError("history", f"{n_tricks(len(history))}, but the hands show "
+            raise PositionError("history", f"{counted(len(history), 'trick')}, but the hands show "
                                 f"{self.tricks_played} played: the history must go back to the first trick")
         led = self._led_by(history)
         if self.profile.protected_rank is not None and self.led != led:
@@ -442,7 +442,7 @@ class Position:
         if len({h.bit_count() for h in self._hands_before_trick()}) != 1:
             detail = " ".join(f"{SEATS[s]}={sizes[s]}" for s in range(4))
             raise PositionError("hands", f"sizes {detail} do not fit a trick of "
-                                f"{n_cards(len(self.trick))} led by {SEATS[self.leader]}")
+                                f"{counted(len(self.trick), 'card')} led by {SEATS[self.leader]}")
 
     def _hands_before_trick(self) -> list[int]:
         """The hands as they were when the trick in progress was led."""
@@ -488,7 +488,7 @@ class Position:
         for s in range(4):
             n = hands[s].bit_count()
             if n != self.profile.cards_per_hand:
-                raise PositionError("history", f"{SEATS[s]} would have started the deal with {n_cards(n)}, "
+                raise PositionError("history", f"{SEATS[s]} would have started the deal with {counted(n, 'card')}, "
                                     f"not {self.profile.cards_per_hand}: the history must go back to the "
                                     "first trick")
         self._check_plays(_four(hands), leaders[0], 0, tuple(chain.from_iterable(history)),

@@ -66,7 +66,7 @@ from .checks import check_whole
 from .deal import deal, seeded
 from .position import Position
 from .profiles import LONGEST_DEAL, Profile, as_profile
-from .quoting import n_tricks, quoted
+from .quoting import counted, quoted
 from .rules import trump_index
 from .scoring import points_range
 from .solve import Searcher, Solution, Solver, solver_given
@@ -424,8 +424,8 @@ def check_options(min_tricks: int, max_tricks: int, margin: int, profile: Profil
     check_whole("margin", margin, 1)
     most = points_range(profile, max_tricks)[1]
     if margin > most:
-        raise ValueError(f"margin: {quoted(margin)} is more than the {most} points {n_tricks(max_tricks)} of a "
-                         f"{profile.name} deal can hold: no card falls short by it")
+        raise ValueError(f"margin: {quoted(margin)} is more than the {most} points {counted(max_tricks, 'trick')} "
+                         f"of a {profile.name} deal can hold: no card falls short by it")
     check_whole("count", count, 1)
 
 
@@ -437,13 +437,13 @@ FIND_MORE = "a smaller --margin or other --min-tricks and --max-tricks find more
 
 def shortfall(found: int, count: int, attempts: int, max_attempts: int | None) -> str:
     """What a command says when the attempts at random puzzles run out with `found` of `count`."""
-    return (f"{found} of {count} puzzles found in {attempts} attempts (the limit"
+    return (f"{found} of {count} puzzles found in {counted(attempts, 'attempt')} (the limit"
             f"{'' if max_attempts else f', {ATTEMPTS_PER_PUZZLE} a puzzle'}): {FIND_MORE}")
 
 
 def mined_shortfall(found: int, count: int, deals: int) -> str:
     """What a command says when the played deals it mined gave `found` of `count` puzzles."""
-    return f"{found} of {count} puzzles found in {deals} played {'deal' if deals == 1 else 'deals'}: {FIND_MORE}"
+    return f"{found} of {count} puzzles found in {counted(deals, 'played deal')}: {FIND_MORE}"
 
 
 def pretty(puzzle: Puzzle) -> str:

@@ -31,11 +31,6 @@ def quoted(value: object) -> str:
     return text if len(text) <= SHOWN + 2 else f"{text[:SHOWN]}..."
 
 
-def n_cards(n: int) -> str:
-    """``1 card``, ``2 cards``."""
-    return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def n_tricks(n: int) -> str:
-    """``1 trick``, ``2 tricks``."""
-    return f"{n} trick" if n == 1 else f"{n} tricks"
+def counted(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``: `n` and `noun`, plural unless `n` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -18,7 +18,7 @@ from typing import Any
 from .analysis import UNITS, Analysis, CardAnalysis, SummaryTotals, plain_most
 from .cards import SEATS, SUITS
 from .failures import write_file
-from .quoting import n_cards, quoted
+from .quoting import counted, quoted
 from .scoring import SIDE_NAMES, deal_multiplier
 
 __all__ = ["ReportItem", "render_report", "write_report", "cost_class"]
@@ -237,7 +237,7 @@ def _deal_section(item: ReportItem, deal_no: int) -> str:
     trump = a.start.trump
     heading = (f"Deal {deal_no + 1} <small>line {item.line} &middot; {_esc(a.profile.name.capitalize())}, "
                f"trump {_esc(SUIT_WORDS[trump])}, dealer {_esc(a.result.dealer)}, {SEATS[a.start.leader]} leads, "
-               f"{n_cards(len(a.cards))} analysed in {a.unit}</small>")
+               f"{counted(len(a.cards), 'card')} analysed in {a.unit}</small>")
     chart = (f'<figure class="chartbox"><svg class="chart" data-deal="{deal_no}" viewBox="0 0 640 260" '
              f'role="img" aria-label="double-dummy value of the deal card by card"></svg>'
              f'<figcaption><span class="key ns"></span>N-S <span class="key ew"></span>E-W: '

@@ -39,7 +39,7 @@ from .errors import IllegalPlay, PositionError
 from .jsonlines import json_object
 from .position import Position, card_texts, cards_field, game_profile, read_dealer, read_seat, read_shown
 from .profiles import Profile
-from .quoting import n_cards
+from .quoting import counted
 from .rules import core_rules, refusal, trump_index
 
 __all__ = ["View", "view_of", "VIEW_KEYS"]
@@ -100,7 +100,7 @@ class View:
         seats = {name: read_seat(obj.get(name), name) for name in ("seat", "leader")}
         hand_texts = card_texts(obj.get("hand", ""), "hand", profile)
         if len(hand_texts) > profile.deck_size:
-            raise PositionError("hand", f"{n_cards(len(hand_texts))}; the {profile.name} deck has "
+            raise PositionError("hand", f"{counted(len(hand_texts), 'card')}; the {profile.name} deck has "
                                 f"{profile.deck_size}")
         hand_cards = cards_field(hand_texts, profile, "hand")
         play_texts = card_texts(obj.get("play", []), "play", profile)
@@ -122,7 +122,7 @@ class View:
         held = [profile.cards_per_hand - players.count(s) for s in range(4)]
         sizes = (held[0], held[1], held[2], held[3])
         if len(hand_cards) != sizes[seat]:
-            raise PositionError("hand", f"{n_cards(len(hand_cards))}; {SEATS[seat]} has played "
+            raise PositionError("hand", f"{counted(len(hand_cards), 'card')}; {SEATS[seat]} has played "
                                 f"{players.count(seat)} so holds {sizes[seat]}")
         hand = sum(1 << c for c in hand_cards)
         fixed = [0, 0, 0, 0]

@@ -14,8 +14,8 @@ from solver import IllegalPlay, Position, PositionError, get_profile
 from solver.analysis import PlayedDeal
 from solver.cards import card_points, parse_card
 from solver import puzzles
-from solver.puzzles import (TAGS, Puzzle, check_options, check_position, generate, mine, natural_cards, pretty,
-                            rating_of, tags_of)
+from solver.puzzles import (TAGS, Puzzle, check_options, check_position, generate, mine, mined_shortfall,
+                            natural_cards, pretty, rating_of, shortfall, tags_of)
 from solver.solve import Solver
 
 GAMES = ("malilla", "manille")
@@ -165,6 +165,13 @@ def test_the_bounds_of_the_options_are_allowed():
         check_options(1, 1, 21, manille)
     assert str(err.value) == "margin: 21 is more than the 20 points 1 trick of a manille deal can hold: no card " \
                              "falls short by it"
+
+
+def test_a_shortfall_of_one_attempt_or_one_deal_is_worded_in_the_singular():
+    assert shortfall(0, 2, 1, 1) == ("0 of 2 puzzles found in 1 attempt (the limit): a smaller --margin or other "
+                                     "--min-tricks and --max-tricks find more")
+    assert mined_shortfall(1, 2, 1).startswith("1 of 2 puzzles found in 1 played deal: ")
+    assert mined_shortfall(1, 2, 3).startswith("1 of 2 puzzles found in 3 played deals: ")
 
 
 def test_a_mined_puzzle_may_have_exactly_the_most_tricks_asked_for():
