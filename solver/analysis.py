@@ -454,11 +454,14 @@ def analyze(deal: PlayedDeal | dict[str, Any] | str | bytes, solver: Searcher | 
     single-dummy verdict (`solver.advice`: N sampled layouts of what its
     player could not see, sampling seeded by `seed` and the card's index), so
     that an unlucky card (a double-dummy cost, but the best card on what was
-    visible) is told from a mistake.
+    visible) is told from a mistake; a `seed` other than 0 without
+    `single_dummy` is refused, as it would change nothing.
     """
     check_objective(objective)
     check_whole("single_dummy", single_dummy, 0)
     check_whole("seed", seed)
+    if seed and not single_dummy:
+        raise ValueError(f"seed: {seed} has no effect with single_dummy 0 (the default)")
     deal = deal.checked() if isinstance(deal, PlayedDeal) else PlayedDeal.from_json(deal)
     solver = solver_given(solver, default_solver)
     began = time.perf_counter()

@@ -638,6 +638,13 @@ def test_one_single_dummy_sample_gives_verdicts():
     assert sum(c.single_dummy is not None for c in analysis.cards) == 19
 
 
+def test_a_seed_without_single_dummy_samples_is_refused():
+    """It would change nothing: the command line and the service refuse it too."""
+    with pytest.raises(ValueError, match=r"^seed: 5 has no effect with single_dummy 0 \(the default\)$"):
+        analyze(played_deal("manille", 3), Solver(1 << 20), seed=5)
+    assert analyze(played_deal("manille", 3), Solver(1 << 20), seed=0).cards[0].single_dummy is None
+
+
 def test_single_dummy_samples_cannot_be_negative():
     with pytest.raises(ValueError, match=r"^single_dummy: -1 must be at least 0$"):
         analyze(played_deal("manille", 3), Solver(1 << 20), single_dummy=-1)
