@@ -54,8 +54,9 @@ def local_workers(workers: int | None = None) -> int:
     return workers or os.cpu_count() or 1
 
 
-def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> distributed.LocalCluster:
-    """An embedded Dask cluster: `workers` processes (default one per core), one thread each. Its
+def local_cluster(workers: int | None = None) -> distributed.LocalCluster:
+    """An embedded Dask cluster: `workers` processes (default one per core), one thread each, with
+    no memory limit of Dask's (each search's table is bounded by its own option). Its
     scheduler's HTTP routes take a free port, not Dask's fixed one, which another cluster on this
     machine may hold. A Ctrl-C while the workers start is held until they have, since Dask cannot
     close a cluster half started; the cluster is then closed and KeyboardInterrupt raised. Its
@@ -64,7 +65,7 @@ def local_cluster(workers: int | None = None, memory_limit: str | int = 0) -> di
 
     with HeldCtrlC() as ctrl_c:
         cluster = LocalCluster(n_workers=local_workers(workers), threads_per_worker=1, processes=True,
-                               dashboard_address=":0", memory_limit=memory_limit, silence_logs=40,
+                               dashboard_address=":0", memory_limit=0, silence_logs=40,
                                preload=[__name__])
     if ctrl_c.held:
         cluster.close()

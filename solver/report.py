@@ -60,10 +60,10 @@ def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _card_html(card: str, cls: str = "") -> str:
+def _card_html(card: str) -> str:
     suit = card[-1]
     colour = "red" if suit in RED_SUITS else "black"
-    return f'<span class="cd {colour} {cls}">{_esc(card[:-1])}{SUIT_SYMBOLS[suit]}</span>'
+    return f'<span class="cd {colour}">{_esc(card[:-1])}{SUIT_SYMBOLS[suit]}</span>'
 
 
 def _card_text(card: str) -> str:

@@ -257,15 +257,14 @@ class View:
         return {SEATS[s]: format_cards(cards_of(self.excluded[s]), self.profile) for s in self.hidden}
 
 
-def view_of(deal: dict[str, Any], play: list[str], seat: str | None = None,
-            profile: Profile | str | None = None) -> dict[str, Any]:
+def view_of(deal: dict[str, Any], play: list[str], profile: Profile | str | None = None) -> dict[str, Any]:
     """The view JSON of the player to move after `play` from a full deal's position JSON (`profile`:
     a variant's rules)."""
     start = Position.from_json({k: v for k, v in deal.items() if k != "play"}, profile=profile)
     pos = start
     for c in play:
         pos = pos.play(c)
-    s = SEATS[pos.to_move] if seat is None else seat
+    s = SEATS[pos.to_move]
     out = {"game": start.profile.name, "trump": start.trump, "seat": s, "hand": " ".join(pos.hand(s)),
            "leader": SEATS[start.leader], "play": list(play)}
     if deal.get("shown") is not None:
