@@ -169,10 +169,10 @@ def is_seat(seat: object) -> TypeGuard[int]:
     return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < 4
 
 
-def check_seat(seat: int) -> int:
-    """`seat` itself when it is a seat index 0-3, else ValueError."""
+def check_seat(seat: int, field: str | None = None) -> int:
+    """`seat` itself when it is a seat index 0-3, else ValueError (naming `field`, if given)."""
     if not is_seat(seat):
-        raise ValueError(f"{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
+        raise ValueError(f"{field + ': ' if field else ''}{quoted(seat)} is not a seat index (N=0 E=1 S=2 W=3)")
     return seat
 
 

@@ -11,6 +11,7 @@ from itertools import cycle
 from typing import Any
 
 from . import cards
+from .checks import check_whole
 from .position import Position
 from .profiles import Profile, as_profile
 from .quoting import quoted
@@ -20,7 +21,7 @@ __all__ = ["Deal", "deal", "next_dealer"]
 
 def next_dealer(profile: Profile, dealer: int) -> int:
     """The deal passes in the playing direction (Malilla to the right, Manille to the left)."""
-    return profile.seat_after(cards.check_seat(dealer))
+    return profile.seat_after(cards.check_seat(dealer, "dealer"))
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,8 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
     ``cards.trump_choices(profile)`` drawn from the same RNG right after the shuffle.
     """
     profile = as_profile(profile)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, not {quoted(seed)}")
-    cards.check_seat(dealer)
+    check_whole("seed", seed)
+    cards.check_seat(dealer, "dealer")
     if profile.trump_from_dealer_card and trump is not None:
         raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={quoted(trump)}")
     if trump is not None:

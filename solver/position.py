@@ -521,7 +521,7 @@ class Position:
         return not any(self.hands) and not self.trick
 
     def hand(self, seat: str | int) -> list[str]:
-        s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat)
+        s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat, "seat")
         return format_cards(cards_of(self.hands[s]), self.profile).split()
 
     def core_state(self) -> tuple[tuple[int, int, int, int], int, int, tuple[int, ...], int, int]:

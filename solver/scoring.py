@@ -136,7 +136,7 @@ class Match:
 
     def __init__(self, profile: Profile | str, dealer: int = 0) -> None:
         self.profile = as_profile(profile)
-        self.dealer = check_seat(dealer)
+        self.dealer = check_seat(dealer, "dealer")
         self.scores = [0, 0]
         self.winner: int | None = None
         self.pending_doubling = False
@@ -218,7 +218,7 @@ class Match:
 
     def illegal_play(self, seat: int) -> None:
         """A confirmed illegal play by `seat`: its side loses the match where the profile says so."""
-        check_seat(seat)
+        check_seat(seat, "seat")
         if not self.profile.illegal_play_loses_match:
             raise ValueError(f"{self.profile.name} has no match penalty for an illegal play")
         self._check_open()

@@ -265,10 +265,7 @@ def dd_table(position: Position, solver: Searcher | None = None, dealers: tuple[
     if not dealers:
         raise ValueError("dealers: empty; the par needs at least one dealer")
     for i, dealer in enumerate(dealers):
-        try:
-            check_seat(dealer)
-        except ValueError as e:
-            raise ValueError(f"dealers[{i}]: {e}") from None
+        check_seat(dealer, f"dealers[{i}]")
         if dealer in dealers[:i]:
             raise ValueError(f"dealers[{i}]: {SEATS[dealer]} is given twice")
     total = profile.total_points

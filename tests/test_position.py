@@ -203,7 +203,7 @@ class TestPlay:
 
     @pytest.mark.parametrize("seat", [-1, 4, 7, True, 1.0])
     def test_hand_of_something_that_is_no_seat(self, seat):
-        with pytest.raises(ValueError, match="is not a seat index"):
+        with pytest.raises(ValueError, match=r"^seat: .* is not a seat index"):
             self.two_tricks().hand(seat)
 
     def test_play_of_a_card_not_held(self):
