@@ -248,14 +248,14 @@ class Client:
                                   f"the stream ended without an answer to item {quoted(request_id)}")
             yield request_id, refused
 
-    def legal_moves(self, position: PositionLike, lenient: bool = False,
-                    timeout: float | None = None) -> list[str]:
+    def legal_moves(self, position: PositionLike, timeout: float | None = None, *,
+                    lenient: bool = False) -> list[str]:
         request = pb.LegalMovesRequest(position=convert.position_message(_checked(position, strict=not lenient)),
                                        lenient=lenient)
         return list(self._call(self.stub.LegalMoves, request, timeout).legal)
 
-    def perft(self, position: PositionLike, depth: int, lenient: bool = False,
-              timeout: float | None = None) -> Perft:
+    def perft(self, position: PositionLike, depth: int, timeout: float | None = None, *,
+              lenient: bool = False) -> Perft:
         """`solver.Solver.perft` on the server: the legal sequences of the next `depth` cards,
         in total and by first card (`lenient` skips the hand-size checks, as in `legal_moves`)."""
         checked = _checked(position, strict=not lenient)

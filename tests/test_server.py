@@ -235,6 +235,14 @@ class TestPerft:
         uneven = bad(MALILLA_MID, hand_W="KC 5C 3C")
         assert client.perft(uneven, 3, lenient=True) == Solver(1 << 20).perft(uneven, 3, strict=False)
 
+    def test_the_client_takes_a_timeout_where_the_library_does(self, client):
+        """The third argument is the timeout in both; the hand-size switch is a keyword only."""
+        obj = strip(load_vectors("full")[1])
+        assert client.perft(obj, 4, 30.0) == Solver(1 << 20).perft(Position.from_json(obj), 4, 30.0)
+        assert client.legal_moves(obj, 30.0) == Position.from_json(obj).legal_moves()
+        with pytest.raises(TypeError):
+            client.perft(obj, 4, None, True)
+
 
 class TestSolveStream:
     def test_in_order_with_ids(self, stub):
