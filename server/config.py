@@ -31,6 +31,8 @@ from solver.checks import check_whole, parse_size
 from solver.quoting import quoted
 from solver.solve import DEFAULT_MEMORY, check_memory, check_threads
 
+from .limits import CALLS_PER_WORKER, check_call_seconds
+
 __all__ = ["EXTRA_CALLS", "Config", "add_arguments", "config_from_args", "default_workers", "check_token"]
 
 DEFAULT_HOST = "127.0.0.1"
@@ -97,8 +99,7 @@ class Config:
         for name in ("grace", "drain"):
             if not 0 <= getattr(self, name) < math.inf:
                 raise ValueError(f"{name}: {getattr(self, name)} seconds (0 or more, finite)")
-        if not 0 <= self.max_call_seconds < math.inf:
-            raise ValueError(f"max_call_seconds: {self.max_call_seconds} seconds (0 for no limit, or more, finite)")
+        check_call_seconds(self.max_call_seconds)
         check_token(self.token)
         for name in ("tls_cert", "tls_key"):
             if getattr(self, name) == "":
@@ -111,7 +112,7 @@ class Config:
     @property
     def concurrency(self) -> int:
         """The calls allowed at once."""
-        return self.max_concurrent if self.max_concurrent is not None else 8 * self.workers
+        return self.max_concurrent if self.max_concurrent is not None else CALLS_PER_WORKER * self.workers
 
     @property
     def address(self) -> str:

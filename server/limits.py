@@ -1,6 +1,7 @@
 """The server's limits on calls: how many run at once, and how long each may run."""
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any
@@ -8,6 +9,15 @@ from typing import Any
 import grpc
 
 from .jobs import DEADLINE_SLACK
+
+CALLS_PER_WORKER = 8
+"""The calls allowed at once by default, for each worker."""
+
+
+def check_call_seconds(seconds: float) -> None:
+    """ValueError unless `seconds`, the longest a call may run, is 0 (no limit) or finite."""
+    if not 0 <= seconds < math.inf:
+        raise ValueError(f"max_call_seconds: {seconds} seconds (0 for no limit, or more, finite)")
 
 
 class Limited:

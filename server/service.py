@@ -48,7 +48,7 @@ from ._proto import pb, pb_grpc
 from .errors import BadRequest
 from .interceptors import Undecodable
 from .jobs import DEADLINE_SLACK, END_OF_ITEMS, Budget, Job, Steps, Stopped, time_left
-from .limits import Admission, Limited, Slot
+from .limits import CALLS_PER_WORKER, Admission, Limited, Slot, check_call_seconds
 from .tasks import (AnalyzeTask, PerftTask, SolveTask, TableTask, echoed_id, library_error, read_advise_request,
                     read_analyze_request, read_perft_request, read_puzzles_request, read_solve_request,
                     read_table_request)
@@ -64,11 +64,15 @@ StreamItem = tuple[str, Job | None, BadRequest | None]
 class DoubleDummyService(pb_grpc.DoubleDummyServicer):
     """Translates and calls the library; see the module docstring for the worker model."""
 
-    def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int = 8,
+    def __init__(self, workers: int = 1, memory: int = DEFAULT_MEMORY, max_concurrent: int | None = None,
                  threads: int = 1, max_call_seconds: float = 0.0) -> None:
-        """`max_call_seconds`: the longest a call may run (0: no limit)."""
+        """`max_concurrent`: the calls allowed at once (default CALLS_PER_WORKER a worker);
+        `max_call_seconds`: the longest a call may run (0: no limit)."""
         check_whole("workers", workers, 1)
+        if max_concurrent is None:
+            max_concurrent = CALLS_PER_WORKER * workers
         check_whole("max_concurrent", max_concurrent, 1)
+        check_call_seconds(max_call_seconds)
         check_memory(memory, workers)   # now rather than in each worker's first call
         check_threads(threads)
         self.workers = workers

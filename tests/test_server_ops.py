@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import logging
+import math
 import os
 import pickle
 import re
@@ -31,6 +32,7 @@ from server.client import Client, InvalidRequest, RemoteError, holds_certificate
 from server.config import Config, add_arguments, config_from_args
 from server.jobs import ANSWER_MARGIN
 from server.main import OPEN_STREAMS, start
+from server.service import DoubleDummyService
 from solver import Position, __version__
 from solver.solve import Solver
 from server_fixtures import (HARD_SECONDS, channel_to, easy_position, full_deal, hard_request, hard_request_args,
@@ -1063,6 +1065,21 @@ class TestConfig:
     def test_bad_values(self, argv, env, words):
         with pytest.raises(ValueError, match=re.escape(words)):
             self.parse(argv, env)
+
+
+class TestServiceOptions:
+    """The service's own options, for a program that serves it on a server of its own."""
+
+    @pytest.mark.parametrize("seconds", [-1, math.nan, math.inf])
+    def test_a_call_limit_that_is_no_limit_of_time_is_refused(self, seconds):
+        with pytest.raises(ValueError, match=re.escape(f"max_call_seconds: {seconds} seconds (0 for no limit")):
+            DoubleDummyService(memory=1 << 20, max_call_seconds=seconds)
+
+    def test_the_calls_at_once_are_eight_a_worker_by_default_as_serve_allows(self):
+        for workers in (1, 3):
+            service = DoubleDummyService(workers=workers, memory=1 << 20)
+            assert service.admission.limit == Config(workers=workers).concurrency == 8 * workers
+            service.close()
 
 
 @pytest.mark.parametrize("error", [RemoteError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down"),
