@@ -268,7 +268,7 @@ class Position:
     @staticmethod
     def _read_trump(value: Any, profile: Profile) -> str:
         try:
-            return parse_trump(profile, value)
+            return parse_trump(value, profile)
         except ValueError as e:
             raise PositionError("trump", str(e)) from None
 

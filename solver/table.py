@@ -236,7 +236,7 @@ def table_trumps(trumps: Sequence[str] | None, profile: Profile | None = None) -
     asked: list[str] = []
     for i, name in enumerate(trumps):
         try:
-            trump = parse_trump(game, name)
+            trump = parse_trump(name, game)
         except ValueError as e:
             raise ValueError(f"trumps[{i}]: {e}") from None
         if trump in asked:

@@ -135,7 +135,7 @@ class TestNamedTrump:
     @pytest.mark.parametrize("trump", ["S", "h", "♦", "C", "NT", "nt"])
     def test_given_trump_used(self, trump):
         d = deal(MANILLE, 3, trump=trump)
-        assert d.trump == parse_trump(MANILLE, trump)
+        assert d.trump == parse_trump(trump, MANILLE)
         assert d.shown is None
 
     def test_given_trump_does_not_change_hands(self):
@@ -262,8 +262,11 @@ class TestBadInputs:
             deal(MANILLE, 0, trump=trump)
 
     def test_nt_rejected_by_parse_trump_for_malilla(self):
-        with pytest.raises(ValueError, match="no no-trump"):
-            parse_trump(MALILLA, "NT")
+        with pytest.raises(cards.CardError, match=r"^malilla has no no-trump deals \(S H D C\)$"):
+            parse_trump("NT", MALILLA)
+        with pytest.raises(cards.CardError, match=r"^'X' is not a trump \(S H D C or NT\)$"):
+            parse_trump("X", MANILLE)
+        assert (parse_trump("nt", MANILLE), parse_trump("h", MALILLA)) == ("NT", "H")
 
     def test_check_seat_accepts_seats(self):
         assert [check_seat(s) for s in range(4)] == [0, 1, 2, 3]
