@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from solver.advice import Advice
 from solver.analysis import Analysis, PlayedDeal
 from solver.cards import SEATS, parse_card, sort_key
 from solver.jsonlines import json_object
@@ -470,7 +471,7 @@ def view_message(view: dict[str, Any] | str | bytes) -> pb.View:
     return msg
 
 
-def advice_message(advice: Any) -> pb.AdviseResponse:
+def advice_message(advice: Advice) -> pb.AdviseResponse:
     """The library's `solver.advice.Advice` as a message (its to_json(), field for field)."""
     obj = advice.to_json()
     msg = pb.AdviseResponse(seat=obj["seat"], samples=obj["samples"], best=obj["best"], rejected=obj["rejected"],

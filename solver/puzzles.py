@@ -316,7 +316,7 @@ def _tricks_left(position: Position) -> int:
 
 def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = MIN_TRICKS,
              max_tricks: int = MAX_TRICKS, margin: int = MARGIN, solver: Searcher | None = None, max_attempts: int | None = None,
-             progress: Callable[[int, int], None] | None = None,
+             progress: Callable[[int, int], object] | None = None,
              node_solver: NodeCounter | None = None) -> Iterator[Puzzle]:
     """`count` puzzles from random deals of `profile` (or a game's name), deterministic for `seed`.
 
@@ -333,7 +333,7 @@ def generate(profile: Profile | str, count: int, seed: int, min_tricks: int = MI
 
 
 def _puzzles_of(steps: Iterator[tuple[int, int, Puzzle | None]],
-                progress: Callable[[int, int], None] | None) -> Iterator[Puzzle]:
+                progress: Callable[[int, int], object] | None) -> Iterator[Puzzle]:
     for attempts, found, puzzle in steps:
         if puzzle is not None:
             yield puzzle
