@@ -1,5 +1,5 @@
 """The library's refusals of its input: `PositionError` names the field and the problem,
-`IllegalPlay` a card that the rules do not allow."""
+`IllegalPlay` a card that cannot be played."""
 from __future__ import annotations
 
 __all__ = ["PositionError", "IllegalPlay"]
@@ -19,4 +19,5 @@ class PositionError(ValueError):
 
 
 class IllegalPlay(PositionError):
-    """A card that the rules do not allow here."""
+    """A card that cannot be played here: one the rules forbid, one the player does not hold, or
+    no card of the deck at all."""

@@ -580,7 +580,8 @@ class Position:
     def play(self, card: str | int) -> Position:
         """The position after the player to move plays `card`.
 
-        Raises `IllegalPlay` naming the rule a forbidden card breaks.
+        Raises `IllegalPlay` naming the rule a forbidden card breaks (or saying that the player
+        does not hold it, or that it is no card of the deck).
         """
         if isinstance(card, str):
             try:
