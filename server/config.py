@@ -51,6 +51,7 @@ unbounded queue."""
 
 
 def default_workers() -> int:
+    """One worker per core this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -65,6 +66,9 @@ def check_token(token: str | None) -> None:
 
 @dataclass(frozen=True)
 class Config:
+    """The server's settings, from flags, environment and defaults (`config_from_args`); `check()`
+    refuses a bad one by name."""
+
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     workers: int = 1

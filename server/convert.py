@@ -54,6 +54,7 @@ def mode_name(value: int) -> str:
 
 
 def objective_name(value: int) -> str:
+    """The library's objective ("points" or "score") of the proto's Objective value."""
     try:
         return _OBJECTIVE_NAMES[value]
     except KeyError:
@@ -171,6 +172,7 @@ def field_path(field: str, prefix: str = "position") -> str:
 # ---------------------------------------------------------------- solutions
 
 def solution_message(solution: Solution, to_move: str = "") -> pb.Solution:
+    """The library's Solution as a message; `to_move`: the seat whose side's values they are."""
     msg = pb.Solution(
         side=solution.side,
         to_move=to_move,
@@ -210,6 +212,7 @@ def solution_from_message(msg: pb.Solution) -> Solution:
 # ---------------------------------------------------------------- perft
 
 def perft_message(perft: Perft) -> pb.PerftResponse:
+    """The library's Perft as a message."""
     return pb.PerftResponse(depth=perft.depth, total=perft.total,
                             cards=[pb.CardCount(card=card, count=n) for card, n in perft.cards.items()])
 

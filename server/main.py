@@ -236,5 +236,6 @@ def run_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python -m server` (as `malilla-dd serve`): serve until stopped; the exit status."""
     parser = build_parser()
     return run_args(parse(parser, argv), parser)

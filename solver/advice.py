@@ -31,6 +31,9 @@ __all__ = ["CardAdvice", "Advice", "advise", "advise_iter", "advice_steps", "ver
 
 @dataclass(frozen=True)
 class CardAdvice:
+    """One legal card's points over the sampled layouts (for the side to move): their mean and
+    spread, and how often it reaches the goal."""
+
     card: str
     mean: float
     sd: float

@@ -306,6 +306,8 @@ class TrickRecord:
 
 @dataclass(frozen=True)
 class SeatSummary:
+    """One seat's play in an analysis: its cards analysed, their summed cost and its mistakes."""
+
     seat: str
     cards: int
     cost: int

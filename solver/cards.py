@@ -112,6 +112,7 @@ def card_names(profile: Profile) -> tuple[str, ...]:
 
 
 def card_suit(card: int) -> int:
+    """The suit index (S H D C: 0-3) of a card number, unchecked."""
     return card >> 4
 
 
@@ -131,6 +132,7 @@ def sort_key(card: int) -> tuple[int, int]:
 
 
 def format_cards(cards: Iterable[int], profile: Profile) -> str:
+    """The cards' names, space-separated, in `sort_key` order."""
     return " ".join(card_name(c, profile) for c in sorted(cards, key=sort_key))
 
 
@@ -141,6 +143,7 @@ def deck(profile: Profile) -> list[int]:
 
 
 def mask_of(cards: Iterable[int]) -> int:
+    """The mask with the bits of `cards` set."""
     m = 0
     for c in cards:
         m |= 1 << c
@@ -160,6 +163,7 @@ def cards_of(mask: int) -> list[int]:
 
 
 def parse_seat(text: object) -> int:
+    """A seat letter (N E S W, any case) as its index 0-3; CardError for anything else."""
     if not isinstance(text, str) or not text.isascii() or text.upper() not in SEATS:
         raise CardError(f"{quoted(text)} is not a seat (N E S W)")
     return SEATS.index(text.upper())

@@ -599,6 +599,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`malilla-dd`: run the subcommand of `argv` (default: the process's arguments); the exit status."""
     read_stdin_as_utf8()
     escape_what_stdout_cannot_encode()
     top = build_parser()

@@ -499,6 +499,7 @@ class Position:
 
     @property
     def to_move(self) -> int:
+        """The seat to play next (0-3)."""
         return self.profile.seat_after(self.leader, len(self.trick))
 
     @property
@@ -518,9 +519,11 @@ class Position:
 
     @property
     def is_over(self) -> bool:
+        """Whether every card has been played."""
         return not any(self.hands) and not self.trick
 
     def hand(self, seat: str | int) -> list[str]:
+        """The cards `seat` (a letter or an index) holds now, by name, in `sort_key` order."""
         s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat, "seat")
         return format_cards(cards_of(self.hands[s]), self.profile).split()
 
@@ -546,6 +549,7 @@ class Position:
         return won[0], won[1]
 
     def tricks_won(self) -> tuple[int, int] | None:
+        """Completed tricks N-S and E-W took (None without a history)."""
         if self.history is None:
             return None
         won = [0, 0]

@@ -101,6 +101,9 @@ def _node_solver_given(node_solver: NodeCounter | None) -> NodeCounter:
 
 @dataclass(frozen=True)
 class Puzzle:
+    """A position with a goal for the side to move, its solving line, each other first card's
+    shortfall, its rating (1-10), its tags and the nodes of its rating's search."""
+
     position: Position
     goal: int
     line: tuple[str, ...]
@@ -447,6 +450,7 @@ def mined_shortfall(found: int, count: int, deals: int) -> str:
 
 
 def pretty(puzzle: Puzzle) -> str:
+    """The puzzle for a person: the deal, the goal, then the solution and the alternatives."""
     p = puzzle.position
     mover = SEATS[p.to_move]
     lines = [

@@ -432,4 +432,5 @@ def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play ana
 
 
 def write_report(path: str | Path, items: Iterable[ReportItem | Analysis], title: str = "Play analysis") -> None:
+    """Write `render_report`'s page to `path`."""
     write_file(path, render_report(items, title))

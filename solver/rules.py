@@ -30,6 +30,7 @@ def _built_rules(profile: Profile, capot: bool) -> _core.Rules:
 
 
 def trump_index(trump: str) -> int:
+    """Trump as the core takes it: the suit index 0-3, or NO_TRUMP_INDEX."""
     return NO_TRUMP_INDEX if trump == NO_TRUMP else SUITS.index(trump)
 
 
