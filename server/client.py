@@ -303,13 +303,14 @@ class Client:
             elif progress is not None:
                 progress(item.progress.attempts, item.progress.found)
 
-    def advise(self, view: dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
+    def advise(self, view: View | dict[str, Any] | str | bytes, samples: int = 100, seed: int = 0, goal: int | None = None,
                progress_every: int = 10, timeout: float | None = None) -> Iterator[dict[str, Any]]:
         """`solver.advice.advise_iter` on the server: a view (one seat's hand and the play) in, the
         partial advice JSON every `progress_every` samples, then the final one (``done``)."""
         request = pb.AdviseRequest()
         _set_numbers(request, samples=samples, seed=seed, progress_every=progress_every, goal=goal)
-        View.from_json(view)
+        if not isinstance(view, View):
+            View.from_json(view)   # refused here, as the library refuses it
         request.view.CopyFrom(convert.view_message(view))
         for response in self._stream(self.stub.Advise, request, timeout):
             yield convert.advice_json(response)

@@ -26,7 +26,7 @@ from solver.profiles import LONGEST_DEAL, PROFILES
 from solver.puzzles import Puzzle
 from solver.solve import CardValue, Solution
 from solver.table import DDTable
-from solver.view import VIEW_KEYS
+from solver.view import VIEW_KEYS, View
 
 from ._proto import pb
 
@@ -463,9 +463,9 @@ def view_dict(msg: pb.View) -> dict[str, Any]:
     return obj
 
 
-def view_message(view: dict[str, Any] | str | bytes) -> pb.View:
-    """A `View` message from the view JSON or its text (values copied as they are)."""
-    obj = json_object(view, "view", VIEW_KEYS)
+def view_message(view: View | dict[str, Any] | str | bytes) -> pb.View:
+    """A `View` message from a library View, the view JSON or its text (values copied as they are)."""
+    obj = view.to_json() if isinstance(view, View) else json_object(view, "view", VIEW_KEYS)
     msg = pb.View(game=_field(obj, "game"), trump=_field(obj, "trump"), seat=_field(obj, "seat"),
                   hand=_cards_text(obj.get("hand") or ""), leader=_field(obj, "leader"), play=_texts(obj.get("play")))
     for name in ("dealer", "shown"):

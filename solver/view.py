@@ -88,6 +88,9 @@ class View:
     """Cards known to be in each hidden hand now (the dealer's shown card)."""
     unseen: int
     """Cards nobody has shown: in the hidden hands, outside `fixed`."""
+    dealer: int
+    shown: int | None
+    """The dealer's shown card, if the view has one."""
     excluded: tuple[int, int, int, int] = field(default=(0, 0, 0, 0))
     """Per seat, the unseen cards it cannot hold (the inferences)."""
 
@@ -155,8 +158,19 @@ class View:
             if trick:
                 led |= 1 << (trick[0] >> 4)
         view = cls(profile, trump, seat, hand, seats["leader"], tuple(play), tuple(players), leader,
-                   tuple(trick), tuple(history), led, sizes, (fixed[0], fixed[1], fixed[2], fixed[3]), unseen)
+                   tuple(trick), tuple(history), led, sizes, (fixed[0], fixed[1], fixed[2], fixed[3]), unseen,
+                   dealer, sc)
         return view._with_inferences()
+
+    def to_json(self) -> dict[str, Any]:
+        """The view JSON, which `from_json` reads back as this view (a variant's with its `profile`)."""
+        out: dict[str, Any] = {"game": self.profile.name, "trump": self.trump, "seat": SEATS[self.seat],
+                               "hand": format_cards(cards_of(self.hand), self.profile),
+                               "leader": SEATS[self.first_leader],
+                               "play": [card_name(c, self.profile) for c in self.play], "dealer": SEATS[self.dealer]}
+        if self.shown is not None:
+            out["shown"] = card_name(self.shown, self.profile)
+        return out
 
     # ------------------------------------------------------------ inferences
 

@@ -519,6 +519,19 @@ def test_a_view_without_its_dealer_takes_the_seat_before_the_first_leader():
     assert inferred.fixed[SEATS.index(obj["dealer"])] == 1 << parse_card(obj["shown"], inferred.profile)
 
 
+@pytest.mark.parametrize("game", ["malilla", "manille"])
+def test_a_view_reads_back_from_its_json(game):
+    """Every view of three played deals, at every card: `to_json` writes what `from_json` reads as
+    the same view, the shown card and its dealer included."""
+    for seed in range(3):
+        obj = played_deal(game, seed)
+        for k in range(len(obj["play"])):
+            view = View.from_json(view_of(obj, obj["play"][:k]))
+            written = view.to_json()
+            assert View.from_json(written) == view and written["play"] == obj["play"][:k]
+            assert (written.get("shown"), written["dealer"]) == (obj.get("shown"), obj["dealer"])
+
+
 def test_the_shown_card_stays_with_the_dealer():
     obj = played_deal("malilla", 5)
     k = 3

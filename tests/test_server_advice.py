@@ -16,7 +16,7 @@ from server._proto import pb
 from server_fixtures import (channel_to, cli_and_client, easy_position, module_fixtures, running_server,
                              solve_request, stub_of, violations, wait_until)
 from solver.advice import advise, advise_iter
-from solver.view import view_of
+from solver.view import View, view_of
 
 server, stub, client = module_fixtures(workers=2, max_concurrent=8)
 
@@ -96,6 +96,7 @@ def test_the_client_streams_the_advice(client):
     items = list(client.advise(view, samples=5, seed=1, progress_every=2))
     assert [i["samples"] for i in items] == [2, 4, 5]
     assert items[-1] == advise(view, samples=5, seed=1).to_json()
+    assert list(client.advise(View.from_json(view), samples=5, seed=1, progress_every=2)) == items
 
 
 def test_the_client_command_writes_the_lines_of_malilla_dd_advise(server):
