@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .cards import cards_of
 from .checks import check_whole
@@ -126,8 +126,16 @@ class LayoutTables:
         return self._choices[key]
 
 
-def count_layouts(view: View) -> int:
+def _read_view(view: View | dict[str, Any] | str | bytes) -> View:
+    """`view` itself, or the View its JSON reads as."""
+    from .view import View   # view.py imports this module
+
+    return view if isinstance(view, View) else View.from_json(view)
+
+
+def count_layouts(view: View | dict[str, Any] | str | bytes) -> int:
     """Layouts of the unseen cards respecting the sizes and the per-card inferences."""
+    view = _read_view(view)
     return view.layout_tables.tables[0].get(_needs(view), 0)
 
 
@@ -168,8 +176,10 @@ def drawn_layouts(view: View, rng: random.Random, limit: int) -> Iterator[Hands 
         yield hands if view.consistent(hands) else None
 
 
-def consistent_layouts(view: View, count: int, seed: int = 0, max_attempts: int | None = None) -> list[Hands]:
+def consistent_layouts(view: View | dict[str, Any] | str | bytes, count: int, seed: int = 0,
+                       max_attempts: int | None = None) -> list[Hands]:
     """`count` layouts drawn uniformly among those consistent with the play (no solving)."""
+    view = _read_view(view)
     check_whole("count", count, 1)
     check_whole("seed", seed)
     if max_attempts is not None:

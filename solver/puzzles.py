@@ -220,8 +220,10 @@ def _strength(position: Position, c: int) -> tuple[int, int]:
     return (1 if (c >> 4) == trump_index(position.trump) else 0, c & 15)
 
 
-def natural_cards(position: Position) -> dict[str, str]:
+def natural_cards(position: Position | dict[str, Any] | str | bytes) -> dict[str, str]:
     """The card each simple natural play picks: "highest", "greedy" (points), "cheapest" (win)."""
+    if not isinstance(position, Position):
+        position = Position.from_json(position)
     legal = cards_of(position.legal_mask()[0])
     profile = position.profile
     highest = max(legal, key=lambda c: (_strength(position, c), -(c >> 4)))
@@ -256,8 +258,11 @@ def _restricted(position: Position) -> tuple[int, int, int, int]:
     return reason, mask, hand, follow
 
 
-def tags_of(position: Position, line: list[str] | tuple[str, ...], solver: Searcher | None = None) -> tuple[str, ...]:
+def tags_of(position: Position | dict[str, Any] | str | bytes, line: list[str] | tuple[str, ...],
+            solver: Searcher | None = None) -> tuple[str, ...]:
     """The theme tags of the line played from `position` (see the module docstring)."""
+    if not isinstance(position, Position):
+        position = Position.from_json(position)
     R = _core.Reason
     side = position.to_move & 1
     profile = position.profile

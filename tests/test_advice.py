@@ -247,6 +247,16 @@ def _small_view():
     pytest.fail("no small view")
 
 
+def test_the_layout_helpers_take_the_view_json_as_advise_does():
+    obj = played_deal("manille", 2)
+    json_view = view_of(obj, obj["play"][:9])
+    view = View.from_json(json_view)
+    assert count_layouts(json.dumps(json_view)) == count_layouts(view)
+    assert consistent_layouts(json_view, 3, seed=4) == consistent_layouts(view, 3, seed=4)
+    with pytest.raises(PositionError, match="^seat: 'Q' is not a seat"):
+        count_layouts({**json_view, "seat": "Q"})
+
+
 def test_sampling_is_uniform_among_consistent_layouts():
     view = _small_view()
     layouts = _enumerate(view)

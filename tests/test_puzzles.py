@@ -298,6 +298,7 @@ def test_natural_cards():
     assert natural_cards(lead) == {"highest": "2D", "greedy": "KH", "cheapest": "3S"}
     follow = lead.play("KH")   # W holds AH 2H: must beat
     assert natural_cards(follow) == {"highest": "AH", "greedy": "AH", "cheapest": "AH"}
+    assert natural_cards(follow.to_json()) == natural_cards(follow)   # as check_position, the JSON too
     after = follow.play("AH")  # S: partner N lost the lead to AH; S follows with 4H
     assert natural_cards(after)["cheapest"] == "4H"
 
@@ -378,6 +379,7 @@ def test_each_tag_on_a_hand_made_position(tag):
     assert tag in tags
     expected = {tag} | ({"seven-protection"} if tag == "seven-squeeze" else set())
     assert set(tags) == expected
+    assert tags_of(p.to_json(), line.split(), Solver(1 << 20)) == tags   # the position JSON too
 
 
 def test_tags_need_a_defender_or_a_real_restriction():
