@@ -15,7 +15,7 @@ CALLS_PER_WORKER = 8
 
 
 def check_call_seconds(seconds: float) -> None:
-    """ValueError unless `seconds`, the longest a call may run, is 0 (no limit) or finite."""
+    """ValueError unless `seconds`, the longest a call may run, is 0 (no limit) or more, and finite."""
     if not 0 <= seconds < math.inf:
         raise ValueError(f"max_call_seconds: {seconds} seconds (0 for no limit, or more, finite)")
 

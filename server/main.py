@@ -20,6 +20,7 @@ from grpc_reflection.v1alpha import reflection
 
 from solver import __version__
 from solver.failures import ArgumentParser, parse, settle_stdout
+from solver.quoting import counted
 from solver.solve import NO_LIMIT
 
 from ._proto import SERVICE_NAME, pb_grpc
@@ -179,9 +180,10 @@ def start(config: Config) -> Running:
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, service, health_servicer, open_streams, config, port, [handlers, health_pool])
-    log.info("malilla-dd %s serving %s on %s: %d worker(s) of %d thread(s), %d MiB table each, at most %d calls "
+    log.info("malilla-dd %s serving %s on %s: %s of %s, %d MiB table each, at most %d calls "
              "at once, %s, messages up to %d bytes, TLS %s, token %s", __version__, SERVICE_NAME, running.address,
-             config.workers, config.threads, config.memory >> 20, config.concurrency,
+             counted(config.workers, "worker"), counted(config.threads, "thread"), config.memory >> 20,
+             config.concurrency,
              f"each for {config.max_call_seconds:g} s at most" if config.max_call_seconds else "no time limit",
              config.max_message, "on" if config.tls_cert else "off", "on" if config.token else "off")
     return running

@@ -677,11 +677,11 @@ class SummaryTotals:
 
     def format(self) -> str:
         """A per-seat table of the cards, mistakes and points (or match points) given away."""
-        head = f"{self.deals} deal(s) analysed" + (" in match points" if self.objective == "score" else "")
+        head = f"{counted(self.deals, 'deal')} analysed" + (" in match points" if self.objective == "score" else "")
         if self.illegal:
             head += f", {self.illegal} stopped by an illegal card"
         if self.errors:
-            head += f", {self.errors} line(s) answered with an error"
+            head += f", {counted(self.errors, 'line')} answered with an error"
         rows = [head, f"{'seat':<6}{'cards':>7}{'mistakes':>10}{'cost':>7}{'cost/card':>11}"]
         for seat in SEATS:
             played = self.cards[seat]

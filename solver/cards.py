@@ -65,20 +65,21 @@ def trump_choices(profile: Profile) -> tuple[str, ...]:
     return SUITS + ((NO_TRUMP,) if profile.no_trump_allowed else ())
 
 
-def parse_trump(text: str, profile: Profile) -> str:
-    """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted); CardError for
-    anything else, or NT in a game without no-trump deals."""
+def parse_trump(text: str, profile: Profile, field: str | None = None) -> str:
+    """Trump as ``S H D C`` or ``NT`` (case-insensitive, suit symbols accepted); CardError (naming
+    `field`, if given) for anything else, or NT in a game without no-trump deals."""
     choices = "S H D C or NT" if profile.no_trump_allowed else "S H D C"
+    named = f"{field}: " if field else ""
     if not isinstance(text, str):
-        raise CardError(f"{'missing' if text is None else quoted(text) + ' is not a trump'} ({choices})")
+        raise CardError(f"{named}{'missing' if text is None else quoted(text) + ' is not a trump'} ({choices})")
     if text.upper() == NO_TRUMP:
         if not profile.no_trump_allowed:
-            raise CardError(f"{profile.name} has no no-trump deals ({choices})")
+            raise CardError(f"{named}{profile.name} has no no-trump deals ({choices})")
         return NO_TRUMP
     try:
         return SUITS[parse_suit(text)]
     except CardError:
-        raise CardError(f"{quoted(text)} is not a trump ({choices})") from None
+        raise CardError(f"{named}{quoted(text)} is not a trump ({choices})") from None
 
 
 def parse_cards(text: str | Iterable[str], profile: Profile) -> list[int]:

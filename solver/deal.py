@@ -84,7 +84,7 @@ def deal(profile: Profile | str, seed: int, dealer: int = 0, trump: str | None =
     if profile.trump_from_dealer_card and trump is not None:
         raise ValueError(f"in {profile.name} the dealer's last card fixes trump; do not pass trump={quoted(trump)}")
     if trump is not None:
-        trump = cards.parse_trump(trump, profile)
+        trump = cards.parse_trump(trump, profile, "trump")
     n = profile.cards_per_hand
     pack = cards.deck(profile)
     rng = seeded(seed)

@@ -524,7 +524,7 @@ class Position:
 
     def hand(self, seat: str | int) -> list[str]:
         """The cards `seat` (a letter or an index) holds now, by name, in `sort_key` order."""
-        s = parse_seat(seat) if isinstance(seat, str) else check_seat(seat, "seat")
+        s = read_seat(seat, "seat") if isinstance(seat, str) else check_seat(seat, "seat")
         return format_cards(cards_of(self.hands[s]), self.profile).split()
 
     def core_state(self) -> tuple[tuple[int, int, int, int], int, int, tuple[int, ...], int, int]:

@@ -194,7 +194,7 @@ def _result_html(analysis: Analysis) -> str:
         notes.append("The previous deal was tied: this deal's score counts double.")
     if r.dealer_bonus:
         b = r.dealer_bonus
-        notes.append(f"Dealer's bonus: {b['card']} shown, {b['points']} point(s) to {b['side']}, {b['rule']}.")
+        notes.append(f"Dealer's bonus: {b['card']} shown, {counted(b['points'], 'point')} to {b['side']}, {b['rule']}.")
     if r.penalty:
         notes.append(r.penalty["text"])
     if analysis.illegal is not None:
@@ -424,7 +424,7 @@ def render_report(items: Iterable[ReportItem | Analysis], title: str = "Play ana
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,'
         f'initial-scale=1"><title>{_esc(title)}</title><style>{CSS}</style></head><body>'
-        f'<header><h1>{_esc(title)}</h1><p>{count} deal(s) analysed double dummy: each card coloured by what '
+        f'<header><h1>{_esc(title)}</h1><p>{counted(count, "deal")} analysed double dummy: each card coloured by what '
         f'it gave away; hover a card for its best alternatives, click it for every card\'s value.</p>'
         f'</header><main>{_summary(deals)}{sections}</main>'
         f'<script type="application/json" id="report-data">{_json_for_script(data)}</script>'

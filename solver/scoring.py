@@ -11,7 +11,7 @@ from .cards import check_seat, parse_trump
 from .checks import check_whole
 from .deal import next_dealer
 from .profiles import Profile, as_profile
-from .quoting import quoted
+from .quoting import counted, quoted
 
 __all__ = ["DealScore", "deal_multiplier", "side_score", "score_deal", "Match", "SIDE_NAMES"]
 
@@ -59,7 +59,7 @@ def check_points(points: int, profile: Profile, name: str = "points") -> None:
 def deal_multiplier(profile: Profile | str, trump: str, pending_doubling: bool = False, capot: bool = False) -> int:
     """The product of the factors in force: no-trump, a pending doubling, a capot."""
     profile = as_profile(profile)
-    multiplier = profile.no_trump_multiplier if parse_trump(trump, profile) == cards.NO_TRUMP else 1
+    multiplier = profile.no_trump_multiplier if parse_trump(trump, profile, "trump") == cards.NO_TRUMP else 1
     if pending_doubling and profile.tie_doubles_next:
         multiplier *= 2
     if capot:
@@ -113,9 +113,9 @@ def score_deal(profile: Profile | str, points: tuple[int, int], tricks: tuple[in
     for side in (0, 1):
         low, high = points_range(profile, tricks[side])
         if not low <= points[side] <= high:
-            raise ValueError(f"{SIDE_NAMES[side]} cannot take {points[side]} points with {tricks[side]} "
-                             f"trick{'' if tricks[side] == 1 else 's'} (from {low} to {high})")
-    trump = parse_trump(trump, profile)
+            raise ValueError(f"{SIDE_NAMES[side]} cannot take {points[side]} points with "
+                             f"{counted(tricks[side], 'trick')} (from {low} to {high})")
+    trump = parse_trump(trump, profile, "trump")
 
     winner = next((side for side in (0, 1) if points[side] > profile.half), None)
     capot = winner is not None and tricks[winner] == profile.tricks
@@ -189,7 +189,7 @@ class Match:
             self.start_deal()
         if self._shown is not None and self.profile.trump_from_dealer_card:
             shown_suit = cards.SUITS[cards.card_suit(self._shown)]
-            if parse_trump(trump, self.profile) != shown_suit:
+            if parse_trump(trump, self.profile, "trump") != shown_suit:
                 raise ValueError(f"trump is {shown_suit}, the suit of the dealer's shown card, not {quoted(trump)}")
         result = score_deal(self.profile, points, tricks, trump, self.pending_doubling)
         self.history.append(result)

@@ -167,9 +167,10 @@ class View:
         out: dict[str, Any] = {"game": self.profile.name, "trump": self.trump, "seat": SEATS[self.seat],
                                "hand": format_cards(cards_of(self.hand), self.profile),
                                "leader": SEATS[self.first_leader],
-                               "play": [card_name(c, self.profile) for c in self.play], "dealer": SEATS[self.dealer]}
+                               "play": [card_name(c, self.profile) for c in self.play]}
         if self.shown is not None:
             out["shown"] = card_name(self.shown, self.profile)
+            out["dealer"] = SEATS[self.dealer]
         return out
 
     # ------------------------------------------------------------ inferences

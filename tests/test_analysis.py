@@ -246,7 +246,7 @@ class TestDealScoreObjective:
     def test_the_summary_says_its_unit_and_takes_one_objective(self) -> None:
         solver = Solver(SMALL)
         score = [analyze(played_deal("manille", s), solver, objective="score") for s in (0, 1)]
-        assert format_summary(score).splitlines()[0] == "2 deal(s) analysed in match points"
+        assert format_summary(score).splitlines()[0] == "2 deals analysed in match points"
         totals = SummaryTotals()
         with pytest.raises(ValueError, match=r"^objective: an analysis in match points among totals in points$"):
             totals.add(score[0])
@@ -526,13 +526,13 @@ class TestJson:
     def test_summary_table(self) -> None:
         analyses = [analyze(played_deal("manille", s), Solver()) for s in (0, 1)]
         text = format_summary(analyses)
-        assert text.splitlines()[0] == "2 deal(s) analysed"
+        assert text.splitlines()[0] == "2 deals analysed"
         row = next(line for line in text.splitlines() if line.startswith("E "))
         cost = sum(a.seats["E"].cost for a in analyses)
         assert row.split()[:4] == ["E", "16", str(sum(a.seats["E"].mistakes for a in analyses)), str(cost)]
         totals = SummaryTotals()
         totals.errors = 1
-        assert "1 line(s) answered with an error" in totals.format()
+        assert "1 line answered with an error" in totals.format()
 
 
 class TestPlayedDealInput:

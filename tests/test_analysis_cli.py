@@ -42,7 +42,7 @@ class TestAnalyzeCommand:
         assert "illegal" in lines[3] and "illegal" not in lines[0]
         # the per-seat summary goes to stderr, stdout stays JSON
         err = proc.stderr.splitlines()
-        assert err[0] == "3 deal(s) analysed, 1 stopped by an illegal card, 1 line(s) answered with an error"
+        assert err[0] == "3 deals analysed, 1 stopped by an illegal card, 1 line answered with an error"
         for seat in SEATS:
             row = next(line for line in err if line.startswith(seat + " "))
             cards = sum(len([c for c in e["cards"] if c["seat"] == seat]) for e in expected)
@@ -59,7 +59,7 @@ class TestAnalyzeCommand:
         assert lines == [analyze(d, Solver(), objective="score").to_json() for d in deals]
         assert lines[0]["cards"][0]["cost"] == 30 and lines[0]["objective"] == "score"
         err = proc.stderr.splitlines()
-        assert err[0] == "2 deal(s) analysed in match points"
+        assert err[0] == "2 deals analysed in match points"
         row = next(line for line in err if line.startswith("E "))
         assert row.split()[3] == str(sum(line["seats"]["E"]["cost"] for line in lines))
         proc = run("analyze", "--objective", "match", stdin=jsonl(deals))

@@ -205,6 +205,8 @@ class TestPlay:
     def test_hand_of_something_that_is_no_seat(self, seat):
         with pytest.raises(ValueError, match=r"^seat: .* is not a seat index"):
             self.two_tricks().hand(seat)
+        with pytest.raises(PositionError, match=r"^seat: 'X' is not a seat \(N E S W\)$"):
+            self.two_tricks().hand("X")
 
     def test_play_of_a_card_not_held(self):
         pos = self.two_tricks()

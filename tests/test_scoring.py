@@ -159,7 +159,7 @@ class TestScoreValidation:
     @pytest.mark.parametrize("trump, problem", [("X", "'X' is not a trump"), ("", "'' is not a trump"),
                                                 (None, "missing")])
     def test_bad_trump(self, trump, problem):
-        with pytest.raises(ValueError, match=f"^{problem} \\(S H D C or NT\\)$"):
+        with pytest.raises(ValueError, match=f"^trump: {problem} \\(S H D C or NT\\)$"):
             score_deal(MANILLE, (40, 20), (6, 2), trump)
 
 

@@ -836,7 +836,7 @@ class TestProcess:
             assert server.proc.wait(10) == 0
             err = server.stderr()
         assert f"malilla-dd {__version__} serving malilla.dd.v1.DoubleDummy on " in err
-        assert "1 worker(s) of 2 thread(s), 8 MiB table each, at most 3 calls at once" in err
+        assert "1 worker of 2 threads, 8 MiB table each, at most 3 calls at once" in err
         assert "TLS off, token on" in err
         assert "method=/malilla.dd.v1.DoubleDummy/Solve status=UNAUTHENTICATED" in err
 
