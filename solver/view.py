@@ -89,6 +89,7 @@ class View:
     unseen: int
     """Cards nobody has shown: in the hidden hands, outside `fixed`."""
     dealer: int
+    """The seat that dealt, before the first leader."""
     shown: int | None
     """The dealer's shown card, if the view has one."""
     excluded: tuple[int, int, int, int] = field(default=(0, 0, 0, 0))
