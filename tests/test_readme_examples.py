@@ -13,7 +13,7 @@ from solver import Position, get_profile
 from solver.analysis import analyze
 from solver.batch_stats import BatchStats
 from solver.deal import deal
-from solver.puzzles import generate
+from solver.puzzles import generate, mine
 from solver.solve import Solution, Solver, solve
 from solver.table import table_of
 from solver.view import view_of
@@ -76,9 +76,15 @@ def test_analysis_table_and_report(in_tmp):
 def test_puzzles():
     code = example_using("generate(get_profile(")
     puzzles: list = []
-    run(code.replace("puzzle.to_json(), puzzle.rating, puzzle.tags", "puzzles.append(puzzle.to_json())"),
-        puzzles=puzzles)
-    assert len(puzzles) == 10 and all(p["position"]["game"] == "manille" for p in puzzles)
+    played = played_deal("manille", 1)
+    generated = generate(get_profile("manille"), count=1, seed=1)
+    first = next(generated).to_json()
+    scope = run(code.replace("puzzle.to_json(), puzzle.rating, puzzle.tags", "puzzles.append(puzzle.to_json())"),
+                puzzles=puzzles, played_deal_json=played, position_json=first["position"])
+    assert len(puzzles) == 10 and all(p["position"]["game"] == "manille" for p in puzzles) and puzzles[0] == first
+    assert scope["found"].to_json() == first
+    mined = [p.to_json() for p in mine(played, min_tricks=2, margin=1)]
+    assert len(mined) == 2 and [p.to_json() for p in scope["mined"]] == mined
 
 
 def test_advice():
