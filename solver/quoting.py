@@ -1,4 +1,4 @@
-"""Words of error messages: input text echoed, kept short, and counts of cards and tricks."""
+"""Words of messages: input text echoed, kept short, and counts (``1 card``, ``2 tricks``)."""
 from __future__ import annotations
 
 import reprlib

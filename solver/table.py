@@ -235,10 +235,7 @@ def table_trumps(trumps: Sequence[str] | None, profile: Profile | None = None) -
         raise ValueError(f"trumps: empty; a table needs at least one trump ({' '.join(allowed)})")
     asked: list[str] = []
     for i, name in enumerate(trumps):
-        try:
-            trump = parse_trump(name, game)
-        except ValueError as e:
-            raise ValueError(f"trumps[{i}]: {e}") from None
+        trump = parse_trump(name, game, f"trumps[{i}]")
         if trump in asked:
             raise ValueError(f"trumps[{i}]: {trump} is given twice")
         asked.append(trump)
